@@ -114,6 +114,7 @@ export class EventBase {
   #resolve: ((ok: boolean) => void) | null = null;
   #reject: ((err: unknown) => void) | null = null;
   #cachedTime = 0;
+  #startHooks: (() => void)[] = [];
 
   // Node handles, held only while dispatching
   #nodeTimer: NodeJS.Timeout | null = null;
@@ -200,6 +201,11 @@ export class EventBase {
       this.#reject = reject;
     });
     this.#keepAlive = setInterval(noop, 0x7fffffff);
+    if (this.#startHooks.length > 0) {
+      const hooks = this.#startHooks;
+      this.#startHooks = [];
+      for (const fn of hooks) fn();
+    }
     // The first iteration runs at once: it delivers what became ready while the base was idle.
     this.#iterate();
     if ((this.#flags & EventBase.LOOP_NONBLOCK) !== 0 && this.#dispatching) {
@@ -458,6 +464,16 @@ export class EventBase {
       this.#later.push(h);
     }
     if (this.#dispatching) this.#kick();
+  }
+
+  /**
+   * Runs `fn` when the next loop starts (at once when the base is
+   * dispatching). Sources paused while the base was idle resume this way.
+   * @internal
+   */
+  onDispatch(fn: () => void): void {
+    if (this.#dispatching) fn();
+    else this.#startHooks.push(fn);
   }
 
   /** Cancels a pending activation of a handle. @internal */

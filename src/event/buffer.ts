@@ -230,6 +230,8 @@ export class EventBuffer {
   /** Where the fast line search found a line in the head chunk: line end and next start (chunk indices). */
   #lineEnd = 0;
   #lineNext = 0;
+  /** Called whenever the length changes (set by the bufferevent that owns this buffer). */
+  #hook: ((buf: EventBuffer) => void) | null = null;
 
   /**
    * Creates an empty buffer. Memory is allocated when data arrives.
@@ -321,6 +323,7 @@ export class EventBuffer {
     if (n > 0) {
       this.#push(new Chunk(asBuffer(data), 0, n, n, false));
       this.#len += n;
+      this.#changed();
     }
     return true;
   }
@@ -343,6 +346,7 @@ export class EventBuffer {
     if (n === 0) return;
     this.#push(new Chunk(buf, 0, n, n, false));
     this.#len += n;
+    this.#changed();
   }
 
   /**
@@ -367,6 +371,7 @@ export class EventBuffer {
     if (n > 0) {
       this.#unshift(new Chunk(copy, 0, n, n, true));
       this.#len += n;
+      this.#changed();
     }
     return true;
   }
@@ -392,6 +397,7 @@ export class EventBuffer {
     const sq = src.#q;
     for (let i = src.#h; i < src.#t; i++) this.#push(sq[i]!);
     this.#len += src.#len;
+    this.#changed();
     src.#reset();
     return true;
   }
@@ -427,6 +433,7 @@ export class EventBuffer {
       this.#t = live.length;
     }
     this.#len += src.#len;
+    this.#changed();
     src.#reset();
     return true;
   }
@@ -1038,13 +1045,51 @@ export class EventBuffer {
     return this.#byteAt({ i: this.#h, base: 0 }, i);
   }
 
+  /**
+   * Installs a function called whenever the buffer's length changes; the
+   * bufferevent that owns the buffer uses it to flush its output and to
+   * resume reading below the high watermark. The hook must only schedule
+   * work: it can run in the middle of an operation.
+   * @internal
+   */
+  setChangeHook(hook: ((buf: EventBuffer) => void) | null): void {
+    this.#hook = hook;
+  }
+
+  /**
+   * Removes every chunk and returns them as Buffers (views, never copied),
+   * for writing to a socket. The memory of the returned views is never reused.
+   * @internal
+   */
+  takeChunks(): Buffer[] {
+    const out: Buffer[] = [];
+    const q = this.#q;
+    for (let i = this.#h; i < this.#t; i++) {
+      const c = q[i]!;
+      if (c.end > c.start) {
+        c.shared = true;
+        out.push(c.start === 0 && c.end === c.buf.length ? c.buf : makeView(c.ab, c.off + c.start, c.end - c.start));
+      }
+      q[i] = EMPTY_CHUNK;
+    }
+    this.#reserve = null;
+    this.#reset();
+    return out;
+  }
+
   // ------------------------------------------------------------- internals
+
+  #changed(): void {
+    const h = this.#hook;
+    if (h !== null) h(this);
+  }
 
   #reset(): void {
     this.#q = [];
     this.#h = 0;
     this.#t = 0;
     this.#len = 0;
+    this.#changed();
   }
 
   #push(c: Chunk): void {
@@ -1090,6 +1135,7 @@ export class EventBuffer {
   #consumeHead(c: Chunk, n: number): void {
     c.start += n;
     this.#len -= n;
+    this.#changed();
     if (c.start === c.end) this.#popFront();
   }
 
@@ -1097,6 +1143,7 @@ export class EventBuffer {
   #dropFront(n: number): void {
     const q = this.#q;
     this.#len -= n;
+    this.#changed();
     while (n > 0) {
       const c = q[this.#h]!;
       const l = c.end - c.start;
@@ -1171,6 +1218,8 @@ export class EventBuffer {
     }
     this.#len -= moved;
     dst.#len += moved;
+    this.#changed();
+    dst.#changed();
     return moved;
   }
 
@@ -1178,6 +1227,7 @@ export class EventBuffer {
   #appendCopy(src: Buffer, off: number, n: number): void {
     const q = this.#q;
     this.#len += n;
+    this.#changed();
     if (this.#h < this.#t) {
       const t = q[this.#t - 1]!;
       const room = t.cap - t.end;
@@ -1203,6 +1253,7 @@ export class EventBuffer {
     const n = Buffer.byteLength(str, 'utf8');
     const q = this.#q;
     this.#len += n;
+    this.#changed();
     if (this.#h < this.#t) {
       const t = q[this.#t - 1]!;
       if (t.cap - t.end >= n) {

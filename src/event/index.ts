@@ -32,3 +32,14 @@ export {
 export { EventBuffer } from './buffer.js';
 export { EventUtil, type EventSocketAddress, type EventSocketOptionValue } from './util.js';
 export { FileIO, FileIOEventStream, type FileIOCallback } from './fileio.js';
+export {
+  EventBufferEvent,
+  type BufferEventDataCallback,
+  type BufferEventEventCallback,
+  type CallbackSpec,
+} from './bufferevent.js';
+export { EventListener, type AcceptCallback, type ListenerErrorCallback, type ListenerTarget } from './listener.js';
+export { EventDnsBase, type EventDnsAddress, type EventDnsCallback, type EventDnsRequest } from './dns.js';
+export { EventSslContext } from './ssl.js';
+export { parseAddress, formatAddress, type ParsedAddress, type TcpAddress, type UnixAddress, type ParseAddressOptions } from './address.js';
+export * from './procedural.js';

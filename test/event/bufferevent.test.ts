@@ -1,0 +1,394 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server, type Socket, connect as netConnect } from 'node:net';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { EventBase, Event, EventBuffer, EventUtil, getLastError } from '../../src/event/index.js';
+import { EventBufferEvent } from '../../src/event/bufferevent.js';
+import { socketPair, sleep } from '../support/net.js';
+
+const { READING, WRITING, EOF, ERROR, TIMEOUT, CONNECTED, OPT_CLOSE_ON_FREE } = EventBufferEvent;
+
+/** A node:net echo server on 127.0.0.1:0. */
+async function echoServer(): Promise<{ server: Server; port: number; sockets: Socket[] }> {
+  const sockets: Socket[] = [];
+  const server = createServer((s) => {
+    sockets.push(s);
+    s.on('error', () => {});
+    s.pipe(s);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, port: (server.address() as { port: number }).port, sockets };
+}
+
+test('constants have libevent values', () => {
+  assert.deepEqual([READING, WRITING, EOF, ERROR, TIMEOUT, CONNECTED], [1, 2, 16, 32, 64, 128]);
+  assert.deepEqual(
+    [EventBufferEvent.OPT_CLOSE_ON_FREE, EventBufferEvent.OPT_THREADSAFE, EventBufferEvent.OPT_DEFER_CALLBACKS, EventBufferEvent.OPT_UNLOCK_CALLBACKS],
+    [1, 2, 4, 8],
+  );
+  assert.deepEqual([EventBufferEvent.SSL_OPEN, EventBufferEvent.SSL_CONNECTING, EventBufferEvent.SSL_ACCEPTING], [0, 1, 2]);
+});
+
+test('connect + write + read over a real socket; CONNECTED then EOF', async () => {
+  const { server, port } = await echoServer();
+  const base = new EventBase();
+  const events: number[] = [];
+  let got = '';
+  const bev = new EventBufferEvent(base, null, 0, (b) => {
+    got += b.input.read(4096)?.toString() ?? '';
+    if (got === 'hello world') b.getSocket()?.end();
+  }, null, (b, ev) => {
+    events.push(ev);
+    if (ev & (EOF | ERROR)) {
+      b.free();
+    }
+  });
+  assert.equal(bev.getEnabled(), Event.WRITE, 'only WRITE is enabled at first');
+  assert.equal(bev.enable(Event.READ | Event.WRITE), true);
+  assert.equal(bev.getEnabled(), Event.READ | Event.WRITE);
+  bev.write('hello ');
+  bev.output.add('world');
+  assert.equal(bev.fd, null, 'no socket before connect');
+  assert.equal(bev.connect(`127.0.0.1:${port}`), true);
+  await base.dispatch();
+  assert.equal(got, 'hello world');
+  assert.deepEqual(events, [CONNECTED, READING | EOF]);
+  server.close();
+});
+
+test('connect(): malformed addresses give false; a missing UNIX path is false at once', () => {
+  const base = new EventBase();
+  for (const bad of ['nonsense', 'example.com:80', '1.2.3.4:65536', '1.2.3.4:-1', '[::1', 'unix:']) {
+    const bev = new EventBufferEvent(base, null);
+    assert.equal(bev.connect(bad), false, bad);
+    assert.equal(getLastError()?.code, 'ERR_EVENT_ADDRESS');
+    bev.free();
+  }
+  const bev = new EventBufferEvent(base, null);
+  assert.equal(bev.connect('unix:/nonexistent/dir/sock'), false);
+  assert.equal(EventUtil.getLastSocketErrno(), 2);
+  bev.free();
+});
+
+test('connection refused: ERROR only, errno 111 / Connection refused', async () => {
+  const srv = createServer();
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const port = (srv.address() as { port: number }).port;
+  srv.close();
+  await once(srv, 'close');
+  const base = new EventBase();
+  const events: number[] = [];
+  const bev = new EventBufferEvent(base, null, 0, null, null, (b, ev) => {
+    events.push(ev);
+    b.free();
+  });
+  assert.equal(bev.connect(`127.0.0.1:${port}`), true);
+  await base.dispatch();
+  assert.deepEqual(events, [ERROR]);
+  assert.equal(EventUtil.getLastSocketErrno(), 111);
+  assert.equal(EventUtil.getLastSocketError(), 'Connection refused');
+});
+
+test('connect over a UNIX socket', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bev-'));
+  const path = join(dir, 's.sock');
+  const srv = createServer((s) => s.end('unix ok'));
+  srv.listen(path);
+  await once(srv, 'listening');
+  try {
+    const base = new EventBase();
+    let got = '';
+    const bev = new EventBufferEvent(base, null, 0, (b) => (got += b.read(100)?.toString() ?? ''), null, (b, ev) => {
+      if (ev & EOF) b.free();
+    });
+    bev.enable(Event.READ);
+    assert.equal(bev.connect(`unix:${path}`), true);
+    await base.dispatch();
+    assert.equal(got, 'unix ok');
+  } finally {
+    srv.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('echo of a 1 MiB random payload through two bufferevents is byte-exact', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  // server side: echo
+  const srv = new EventBufferEvent(base, server, OPT_CLOSE_ON_FREE, (b) => b.output.addBuffer(b.input), null, (b, ev) => {
+    if (ev & (EOF | ERROR)) b.free();
+  });
+  srv.enable(Event.READ | Event.WRITE);
+  const payload = randomBytes(1 << 20);
+  const received = new EventBuffer();
+  const cli = new EventBufferEvent(base, client, OPT_CLOSE_ON_FREE, (b) => {
+    b.readBuffer(received);
+    if (received.length === payload.length) b.free();
+  });
+  cli.enable(Event.READ | Event.WRITE);
+  for (let off = 0; off < payload.length; off += 1000) cli.write(payload.subarray(off, off + 1000));
+  await base.dispatch();
+  assert.equal(received.length, payload.length);
+  assert.ok((received.pullup(-1) as Buffer).equals(payload));
+  close();
+});
+
+test('callbacks never run while the base is idle; data waits for the next dispatch', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const got: string[] = [];
+  const bev = new EventBufferEvent(base, server, 0, (b) => {
+    got.push(b.read(100)?.toString() ?? '');
+    b.disable(Event.READ);
+  });
+  bev.enable(Event.READ);
+  client.write('early');
+  await sleep(50);
+  assert.equal(got.length, 0);
+  await base.dispatch();
+  assert.deepEqual(got, ['early']);
+  bev.free();
+  close();
+});
+
+test('read watermarks: low delays the callback, high stops reading until drained', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const sizes: number[] = [];
+  const bev = new EventBufferEvent(base, server, 0, (b) => {
+    sizes.push(b.input.length);
+    b.input.drain(b.input.length);
+    b.disable(Event.READ);
+  });
+  bev.setWatermark(Event.READ, 10, 0);
+  bev.enable(Event.READ);
+  client.write('12345');
+  setTimeout(() => client.write('67890abc'), 30);
+  await base.dispatch();
+  assert.deepEqual(sizes, [13], 'the read callback waited for 10 bytes');
+
+  // High watermark: with the callback not draining, reading stops near `high`.
+  const big = Buffer.alloc(4 << 20, 0x61);
+  let calls = 0;
+  bev.setCallbacks(() => {
+    calls++;
+  }, null, null);
+  bev.setWatermark(Event.READ, 0, 100000);
+  bev.enable(Event.READ);
+  client.write(big);
+  base.exit(0.3);
+  await base.dispatch();
+  const held = bev.input.length;
+  assert.ok(held >= 100000 && held < 100000 + (1 << 20), `input stopped near the high mark (${held})`);
+  // Draining below the mark resumes reading.
+  bev.input.drain(held);
+  bev.setCallbacks((b) => {
+    b.input.drain(b.input.length);
+  }, null, null);
+  let total = held;
+  bev.setCallbacks((b) => {
+    total += b.input.length;
+    b.input.drain(b.input.length);
+    if (total === big.length) b.disable(Event.READ);
+  }, null, null);
+  await base.dispatch();
+  assert.equal(total, big.length, 'nothing was lost');
+  assert.ok(calls >= 1);
+  bev.free();
+  close();
+});
+
+test('write callback runs when the output drains (to the low watermark)', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  client.resume();
+  let drained = 0;
+  const bev = new EventBufferEvent(base, server, 0, null, (b) => {
+    drained++;
+    assert.equal(b.output.length, 0);
+  });
+  bev.write(Buffer.alloc(256 * 1024));
+  await base.dispatch();
+  assert.equal(drained, 1);
+  // enabling WRITE on an idle open connection runs the write callback once (as libevent does)
+  bev.enable(Event.WRITE);
+  await base.dispatch();
+  assert.equal(drained, 2);
+  bev.free();
+  close();
+});
+
+test('read timeout delivers READING|TIMEOUT and disables READ', async () => {
+  const base = new EventBase();
+  const { server, close } = await socketPair();
+  const events: number[] = [];
+  const bev = new EventBufferEvent(base, server, 0, null, null, (b, ev) => events.push(ev));
+  bev.enable(Event.READ);
+  bev.setTimeouts(0.05, 0);
+  await base.dispatch();
+  assert.deepEqual(events, [READING | TIMEOUT]);
+  assert.equal(bev.getEnabled() & Event.READ, 0);
+  bev.free();
+  close();
+});
+
+test('write timeout delivers WRITING|TIMEOUT when the peer does not read', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  client.pause();
+  const events: number[] = [];
+  const bev = new EventBufferEvent(base, server, 0, null, null, (b, ev) => {
+    events.push(ev);
+    b.free();
+  });
+  bev.setTimeouts(0, 0.2);
+  bev.write(Buffer.alloc(32 << 20));
+  await base.dispatch();
+  assert.deepEqual(events, [WRITING | TIMEOUT]);
+  close();
+});
+
+test('free() with OPT_CLOSE_ON_FREE sends what is left in output, then closes', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const chunks: Buffer[] = [];
+  client.on('data', (c: Buffer) => chunks.push(c));
+  const bev = new EventBufferEvent(base, server, OPT_CLOSE_ON_FREE);
+  bev.write('250 OK quit\r\n');
+  bev.free();
+  await once(client, 'end');
+  assert.equal(Buffer.concat(chunks).toString(), '250 OK quit\r\n');
+  assert.equal(bev.write('x'), false);
+  assert.equal(getLastError()?.code, 'ERR_EVENT_FREED');
+  bev.free();
+  close();
+});
+
+test('close() closes the socket without freeing: true, then false', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const bev = new EventBufferEvent(base, server);
+  assert.ok((bev.fd ?? -1) > 2);
+  assert.equal(bev.close(), true);
+  assert.equal(bev.close(), false);
+  assert.equal(bev.fd, null);
+  client.resume();
+  await once(client, 'close');
+  bev.free();
+  close();
+});
+
+test('setCallbacks takes functions or [object, method] pairs; the write callback may be null', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const handler = {
+    seen: [] as string[],
+    onRead(this: { seen: string[] }, b: EventBufferEvent<string>, arg: string) {
+      this.seen.push(`${b.read(10)?.toString()}:${arg}`);
+      b.free();
+    },
+  };
+  const bev = new EventBufferEvent<string>(base, server);
+  bev.setCallbacks([handler, 'onRead'], null, null, 'ARG');
+  bev.enable(Event.READ);
+  client.write('x');
+  await base.dispatch();
+  assert.deepEqual(handler.seen, ['x:ARG']);
+  assert.throws(() => bev.setCallbacks([handler, 'nope'], null, null), /not a method/);
+  close();
+});
+
+test('createPair: what one side writes the other reads; freeing one side delivers no EOF', async () => {
+  const base = new EventBase();
+  const [a, b] = EventBufferEvent.createPair(base);
+  assert.equal(a.fd, null);
+  const got: string[] = [];
+  const events: number[] = [];
+  b.setCallbacks((x) => got.push(x.read(100)?.toString() ?? ''), null, (_x, ev) => events.push(ev));
+  b.enable(Event.READ);
+  a.write('ping');
+  await base.dispatch();
+  assert.deepEqual(got, ['ping']);
+  a.free();
+  await base.dispatch();
+  assert.deepEqual(events, []);
+  b.free();
+});
+
+test('the event callback gets data first, then EOF, when both arrive together', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const order: string[] = [];
+  const bev = new EventBufferEvent(base, server, 0, (b) => order.push(`data:${b.read(100)?.toString()}`), null, (b, ev) => {
+    order.push(`event:${ev}`);
+    b.free();
+  });
+  bev.enable(Event.READ);
+  client.end('last words');
+  await sleep(50);
+  await base.dispatch();
+  assert.deepEqual(order, ['data:last words', `event:${READING | EOF}`]);
+  close();
+});
+
+test('a peer reset delivers ERROR|READING with the errno', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const events: number[] = [];
+  const bev = new EventBufferEvent(base, server, 0, null, null, (b, ev) => {
+    events.push(ev);
+    b.free();
+  });
+  bev.enable(Event.READ);
+  client.resetAndDestroy();
+  await base.dispatch();
+  assert.equal(events.length, 1);
+  assert.ok((events[0] as number) & (ERROR | EOF));
+  close();
+});
+
+test('connectHost with the system resolver (localhost, no network traffic)', async () => {
+  const { server, port } = await echoServer();
+  const base = new EventBase();
+  const events: number[] = [];
+  const bev = new EventBufferEvent(base, null, 0, null, null, (b, ev) => {
+    events.push(ev);
+    b.free();
+  });
+  assert.equal(bev.connectHost(null, 'localhost', port, 99), false);
+  assert.equal(bev.connectHost(null, 'localhost', 70000), false);
+  assert.equal(bev.connectHost(null, 'localhost', port, EventUtil.AF_INET), true);
+  await base.dispatch();
+  assert.deepEqual(events, [CONNECTED]);
+  server.close();
+});
+
+test('bad arguments: options, masks, priorities', async () => {
+  const base = new EventBase();
+  assert.throws(() => new EventBufferEvent(base, null, 99), /Invalid options/);
+  assert.throws(() => new EventBufferEvent({} as EventBase, null), /EventBase/);
+  assert.throws(() => new EventBufferEvent(base, -4 as never), /Invalid file descriptor/);
+  const bev = new EventBufferEvent(base, null);
+  assert.equal(bev.enable(64), false);
+  assert.equal(getLastError()?.code, 'ERR_EVENT_INVALID_MASK');
+  assert.equal(bev.setPriority(5), false);
+  base.priorityInit(2);
+  assert.equal(bev.setPriority(1), true);
+  assert.equal(bev.read(-1), null);
+  bev.free();
+  // a socket given by number is adopted
+  const { client, server, close } = await socketPair();
+  const fd = (server as unknown as { _handle: { fd: number } })._handle.fd;
+  const byFd = new EventBufferEvent(base, fd);
+  assert.equal(byFd.getSocket(), server);
+  byFd.free();
+  client.destroy();
+  close();
+  void netConnect;
+});

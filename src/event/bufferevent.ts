@@ -582,6 +582,7 @@ export class EventBufferEvent<A = unknown> {
       }
       this.#startConnect({ path: addr.path });
     } else {
+      this.#hostname ??= addr.host; // a TLS client checks the certificate against the address
       this.#startConnect({ host: addr.host, port: addr.port });
     }
     return true;

@@ -1,0 +1,20 @@
+/**
+ * The HTTP layer: an HTTP/1.1 codec of our own, the server `EventHttp`, the
+ * request object `EventHttpRequest` and the client `EventHttpConnection`.
+ *
+ * @example
+ * ```ts
+ * import { EventBase } from 'eventide/event';
+ * import { EventHttp } from 'eventide/http';
+ * const base = new EventBase();
+ * const http = new EventHttp(base);
+ * http.setDefaultCallback((req) => req.sendReply(200, 'OK'));
+ * http.bind('127.0.0.1', 8080);
+ * await base.dispatch();
+ * ```
+ * @module
+ */
+export { EventHttp, type HttpCallback, decodedPath } from './server.js';
+export { EventHttpRequest, type HttpRequestCallback } from './request.js';
+export { RequestParser, ResponseParser, RequestHead, ResponseHead, statusText, httpDate, type ParserLimits, type HeaderPair } from './parser.js';
+export * from './errors.js';

@@ -1,0 +1,423 @@
+/**
+ * EventHttpRequest: one HTTP exchange, on the server (the request received,
+ * the reply to send) or on the client (the request to send, the response
+ * received).
+ *
+ * @module
+ */
+import { EventBuffer } from '../event/buffer.js';
+import type { EventBufferEvent } from '../event/bufferevent.js';
+import { createEventError, warn } from '../event/errors.js';
+import { HeaderList } from './headers.js';
+
+/** What a server connection or client connection does for a request. @internal */
+export interface Exchange {
+  reply(req: EventHttpRequest<unknown>, code: number, reason: string | null, body: EventBuffer | null): void;
+  error(req: EventHttpRequest<unknown>, code: number, reason: string | null): void;
+  startChunked(req: EventHttpRequest<unknown>, code: number, reason: string | null): void;
+  chunk(req: EventHttpRequest<unknown>, buf: EventBuffer): void;
+  endChunked(req: EventHttpRequest<unknown>): void;
+  closeConnection(req: EventHttpRequest<unknown>): void;
+  cancel(req: EventHttpRequest<unknown>): void;
+  bufferEvent(req: EventHttpRequest<unknown>): EventBufferEvent | null;
+  connection(req: EventHttpRequest<unknown>): unknown;
+}
+
+/** Callback of a client request: the request with its response, or null on timeout. */
+export type HttpRequestCallback<A = unknown> = (req: EventHttpRequest<A> | null, arg: A) => void;
+
+const CMD_NAMES: Record<number, string> = {
+  1: 'GET',
+  2: 'POST',
+  4: 'HEAD',
+  8: 'PUT',
+  16: 'DELETE',
+  32: 'OPTIONS',
+  64: 'TRACE',
+  128: 'CONNECT',
+  256: 'PATCH',
+};
+
+/** The method name of a CMD_* constant, or null. @internal */
+export function commandName(cmd: number): string | null {
+  return CMD_NAMES[cmd] ?? null;
+}
+
+/**
+ * An HTTP request: the server hands one to each path callback; a client
+ * creates one with a callback and passes it to `EventHttpConnection.makeRequest()`.
+ *
+ * @example
+ * ```ts
+ * http.setCallback('/about', (req) => {
+ *   req.addHeader('Content-Type', 'text/plain', EventHttpRequest.OUTPUT_HEADER);
+ *   const body = new EventBuffer();
+ *   body.add('about eventide\n');
+ *   req.sendReply(200, 'OK', body);
+ * });
+ * ```
+ */
+export class EventHttpRequest<A = unknown> {
+  static readonly CMD_GET = 1;
+  static readonly CMD_POST = 2;
+  static readonly CMD_HEAD = 4;
+  static readonly CMD_PUT = 8;
+  static readonly CMD_DELETE = 16;
+  static readonly CMD_OPTIONS = 32;
+  static readonly CMD_TRACE = 64;
+  static readonly CMD_CONNECT = 128;
+  static readonly CMD_PATCH = 256;
+  /** Header type: the headers received (server: the request's; client: the response's). */
+  static readonly INPUT_HEADER = 1;
+  /** Header type: the headers to send (server: the reply's; client: the request's). */
+  static readonly OUTPUT_HEADER = 2;
+
+  #cb: HttpRequestCallback<A> | null;
+  #arg: A;
+  /** @internal */ command = 0;
+  /** @internal */ method = '';
+  /** @internal */ uri = '';
+  /** @internal */ host = '';
+  /** @internal */ major = 1;
+  /** @internal */ minor = 1;
+  #input: HeaderList | null = null;
+  #head: { readonly headers: [string, string][] } | null = null;
+  /** @internal */ output = new HeaderList();
+  #inputBuffer: EventBuffer | null = null;
+  #outputBuffer: EventBuffer | null = null;
+  /** @internal */ responseCode = 0;
+  /** @internal */ responseReason = '';
+  /** @internal */ exchange: Exchange | null = null;
+  /** @internal */ replied = false;
+  /** A streamed reply is in progress. @internal */ streaming = false;
+  #freed = false;
+
+  /**
+   * Creates a client request whose callback receives the request once the
+   * response is complete (or with code 0 when the connection failed), or
+   * null when the request timed out.
+   * @example
+   * ```ts
+   * const req = new EventHttpRequest((r) => console.log(r?.getResponseCode()), null);
+   * ```
+   */
+  constructor(cb: HttpRequestCallback<A> | null = null, arg?: A) {
+    if (cb !== null && typeof cb !== 'function') throw createEventError('ERR_EVENT_INVALID_ARGUMENT', 'EventHttpRequest expects a callback function');
+    this.#cb = cb;
+    this.#arg = arg as A;
+  }
+
+  /** The received headers (built from the parsed head on first use). @internal */
+  get input(): HeaderList {
+    let h = this.#input;
+    if (h === null) {
+      h = new HeaderList();
+      const head = this.#head;
+      if (head !== null) for (const [k, v] of head.headers) h.add(k, v);
+      this.#input = h;
+    }
+    return h;
+  }
+
+  /** Sets the parsed head whose fields are the input headers. @internal */
+  setHead(head: { readonly headers: [string, string][] }): void {
+    this.#head = head;
+    this.#input = null;
+  }
+
+  /** The request's callback (client side). @internal */
+  get callback(): HttpRequestCallback<A> | null {
+    return this.#cb;
+  }
+
+  /** The callback's argument. @internal */
+  get arg(): A {
+    return this.#arg;
+  }
+
+  /**
+   * The method as a CMD_* constant (0 for a method without one).
+   * @example `if (req.getCommand() === EventHttpRequest.CMD_POST) ...`
+   */
+  getCommand(): number {
+    return this.command;
+  }
+
+  /**
+   * The method name as received (`GET`, `PROPFIND`...).
+   * @example `req.getMethod()`
+   */
+  getMethod(): string {
+    return this.method;
+  }
+
+  /**
+   * The request target as received, with its query (absolute form kept).
+   * @example `req.getUri() // '/dump?x=1'`
+   */
+  getUri(): string {
+    return this.uri;
+  }
+
+  /**
+   * The host: from an absolute-form target, else the Host header without its port.
+   * @example `req.getHost() // 'example.com'`
+   */
+  getHost(): string {
+    return this.host;
+  }
+
+  /**
+   * The HTTP version of the request as `[major, minor]`.
+   * @example `req.getVersion() // [1, 1]`
+   */
+  getVersion(): [number, number] {
+    return [this.major, this.minor];
+  }
+
+  /**
+   * The input headers as an object in wire order (case-sensitive keys; a
+   * repeated name keeps its last value).
+   * @example `req.getInputHeaders()['Host']`
+   */
+  getInputHeaders(): Record<string, string> {
+    return this.input.toObject();
+  }
+
+  /**
+   * The output headers as an object in insertion order.
+   * @example `req.getOutputHeaders()`
+   */
+  getOutputHeaders(): Record<string, string> {
+    return this.output.toObject();
+  }
+
+  /**
+   * Server: the request body (de-chunked). Client: the response body.
+   * @example `req.getInputBuffer().readLine(EventBuffer.EOL_ANY)`
+   */
+  getInputBuffer(): EventBuffer {
+    return (this.#inputBuffer ??= new EventBuffer());
+  }
+
+  /**
+   * Server: the reply body to send. Client: the request body.
+   * @example `req.getOutputBuffer().add('payload')`
+   */
+  getOutputBuffer(): EventBuffer {
+    return (this.#outputBuffer ??= new EventBuffer());
+  }
+
+  /** Whether an input buffer exists and holds data. @internal */
+  get hasInputBuffer(): boolean {
+    return this.#inputBuffer !== null;
+  }
+
+  /** The output buffer if one was created. @internal */
+  get outputBufferIfAny(): EventBuffer | null {
+    return this.#outputBuffer;
+  }
+
+  /**
+   * The response status (client), or the status of the reply sent (server); 0 before.
+   * @example `req.getResponseCode() // 200`
+   */
+  getResponseCode(): number {
+    return this.responseCode;
+  }
+
+  /**
+   * The response's reason phrase.
+   * @example `req.getResponseReason() // 'OK'`
+   */
+  getResponseReason(): string {
+    return this.responseReason;
+  }
+
+  /**
+   * Adds a header (duplicates allowed, sent in order). Any type other than
+   * OUTPUT_HEADER means INPUT_HEADER, as in the PHP extension. Names and
+   * values with CR, LF or NUL are refused (false): they would split the message.
+   * @example `req.addHeader('Content-Type', 'text/plain', EventHttpRequest.OUTPUT_HEADER)`
+   */
+  addHeader(name: string, value: string, type: number): boolean {
+    if (typeof name !== 'string' || typeof value !== 'string' || name.length === 0 || !validName(name) || !validValue(value)) {
+      return warn('ERR_EVENT_INVALID_ARGUMENT', `Invalid header ${JSON.stringify(String(name))}`);
+    }
+    (type === EventHttpRequest.OUTPUT_HEADER ? this.output : this.input).add(name, value);
+    return true;
+  }
+
+  /**
+   * Removes the first header of that name (case-insensitive); false when absent.
+   * @example `req.removeHeader('Server', EventHttpRequest.OUTPUT_HEADER)`
+   */
+  removeHeader(name: string, type: number): boolean {
+    return (type === EventHttpRequest.OUTPUT_HEADER ? this.output : this.input).remove(name);
+  }
+
+  /**
+   * Removes every output header.
+   * @example `req.clearHeaders()`
+   */
+  clearHeaders(): void {
+    this.output.clear();
+  }
+
+  /**
+   * The first value of a header (case-insensitive), or null. A type other
+   * than INPUT_HEADER / OUTPUT_HEADER records "Invalid HTTP request type passed: N".
+   * @example `req.findHeader('content-length', EventHttpRequest.INPUT_HEADER)`
+   */
+  findHeader(name: string, type: number): string | null {
+    if (type !== EventHttpRequest.INPUT_HEADER && type !== EventHttpRequest.OUTPUT_HEADER) {
+      warn('ERR_EVENT_INVALID_ARGUMENT', `Invalid HTTP request type passed: ${String(type)}`);
+      return null;
+    }
+    return (type === EventHttpRequest.OUTPUT_HEADER ? this.output : this.input).get(name);
+  }
+
+  /**
+   * Sends the reply: status, output headers, and the body (the output buffer
+   * plus `buf`, which is emptied). HEAD requests get no body.
+   * @example `req.sendReply(200, 'OK', body)`
+   */
+  sendReply(code: number, reason: string | null, buf: EventBuffer | null = null): void {
+    const ex = this.#serverExchange('sendReply');
+    if (ex === null) return;
+    if (!validStatus(code)) {
+      warn('ERR_EVENT_INVALID_ARGUMENT', `Invalid status code: ${String(code)}`);
+      return;
+    }
+    ex.reply(this as unknown as EventHttpRequest<unknown>, code, reason, buf);
+  }
+
+  /**
+   * Sends libevent's HTML error page for `code` (reason null: the standard
+   * phrase) with `Connection: close`; output headers added before are dropped.
+   * @example `req.sendError(404)`
+   */
+  sendError(code: number, reason: string | null = null): void {
+    const ex = this.#serverExchange('sendError');
+    if (ex === null) return;
+    if (!validStatus(code)) {
+      warn('ERR_EVENT_INVALID_ARGUMENT', `Invalid status code: ${String(code)}`);
+      return;
+    }
+    ex.error(this as unknown as EventHttpRequest<unknown>, code, reason);
+  }
+
+  /**
+   * Starts a streamed reply: chunked for HTTP/1.1 (unless a Content-Length
+   * was set), read-until-close for HTTP/1.0.
+   * @example
+   * ```ts
+   * req.sendReplyStart(200, 'OK');
+   * req.sendReplyChunk(part);
+   * req.sendReplyEnd();
+   * ```
+   */
+  sendReplyStart(code: number, reason: string | null): void {
+    const ex = this.#serverExchange('sendReplyStart');
+    if (ex === null) return;
+    if (!validStatus(code)) {
+      warn('ERR_EVENT_INVALID_ARGUMENT', `Invalid status code: ${String(code)}`);
+      return;
+    }
+    ex.startChunked(this as unknown as EventHttpRequest<unknown>, code, reason);
+  }
+
+  /**
+   * Sends one part of a streamed reply (the buffer is drained).
+   * @example `req.sendReplyChunk(buf)`
+   */
+  sendReplyChunk(buf: EventBuffer): void {
+    this.exchange?.chunk(this as unknown as EventHttpRequest<unknown>, buf);
+  }
+
+  /**
+   * Ends a streamed reply.
+   * @example `req.sendReplyEnd()`
+   */
+  sendReplyEnd(): void {
+    this.exchange?.endChunked(this as unknown as EventHttpRequest<unknown>);
+  }
+
+  /**
+   * Cancels a pending client request: its callback will not run.
+   * @example `req.cancel()`
+   */
+  cancel(): void {
+    this.exchange?.cancel(this as unknown as EventHttpRequest<unknown>);
+  }
+
+  /**
+   * Closes the request's connection at once, without a reply.
+   * @example `req.closeConnection()`
+   */
+  closeConnection(): void {
+    this.exchange?.closeConnection(this as unknown as EventHttpRequest<unknown>);
+  }
+
+  /**
+   * The connection of the request (server side: an object with
+   * `setCloseCallback()` and `getPeer()`), or null.
+   * @example `req.getConnection()?.setCloseCallback(() => console.log('closed'))`
+   */
+  getConnection(): unknown {
+    return this.exchange?.connection(this as unknown as EventHttpRequest<unknown>) ?? null;
+  }
+
+  /**
+   * The connection's EventBufferEvent, or null.
+   * @example `req.getBufferEvent()?.getEnabled()`
+   */
+  getBufferEvent(): EventBufferEvent | null {
+    return this.exchange?.bufferEvent(this as unknown as EventHttpRequest<unknown>) ?? null;
+  }
+
+  /**
+   * Releases the request object. A server request that was not answered is
+   * answered with 500 first, so that the client does not hang.
+   * @example `req.free()`
+   */
+  free(): void {
+    if (this.#freed) return;
+    this.#freed = true;
+  }
+
+  #serverExchange(what: string): Exchange | null {
+    if (this.replied) {
+      warn('ERR_EVENT_INVALID_ARGUMENT', `${what}: the request was already answered`);
+      return null;
+    }
+    if (this.exchange === null || this.#cb !== null) {
+      warn('ERR_EVENT_INVALID_ARGUMENT', `${what}: not a server request`);
+      return null;
+    }
+    return this.exchange;
+  }
+}
+
+function validStatus(code: number): boolean {
+  return Number.isInteger(code) && code >= 100 && code <= 999;
+}
+
+function validName(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    // tchar
+    if (!(c > 32 && c < 127) || c === 34 || c === 40 || c === 41 || c === 44 || c === 47 || (c >= 58 && c <= 64) || c === 91 || c === 92 || c === 93 || c === 123 || c === 125) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function validValue(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 13 || c === 10 || c === 0) return false;
+  }
+  return true;
+}

@@ -1,0 +1,812 @@
+/**
+ * EventHttp: an HTTP/1.1 server on EventBufferEvent and our own codec.
+ *
+ * @module
+ */
+import type { Server, Socket } from 'node:net';
+import { EventBase } from '../event/base.js';
+import { EventBuffer } from '../event/buffer.js';
+import { EventBufferEvent } from '../event/bufferevent.js';
+import { Event } from '../event/event.js';
+import { EventListener } from '../event/listener.js';
+import { EventSslContext } from '../event/ssl.js';
+import { formatAddress } from '../event/address.js';
+import { createEventError, warn } from '../event/errors.js';
+import { RequestParser, statusText, httpDate, type RequestHead } from './parser.js';
+import type { HttpParseError } from './errors.js';
+import { EventHttpRequest, type Exchange } from './request.js';
+import { lower } from './headers.js';
+
+/** Path or default callback: `(request, arg)`. */
+export type HttpCallback<A = unknown> = (req: EventHttpRequest, arg: A) => void;
+
+const READ = 2;
+const WRITE = 4;
+const DEFAULT_ALLOWED = EventHttpRequest.CMD_GET | EventHttpRequest.CMD_POST | EventHttpRequest.CMD_HEAD | EventHttpRequest.CMD_PUT | EventHttpRequest.CMD_DELETE;
+const CMD_NAMES: [number, string][] = [
+  [1, 'GET'],
+  [2, 'POST'],
+  [4, 'HEAD'],
+  [8, 'PUT'],
+  [16, 'DELETE'],
+  [32, 'OPTIONS'],
+  [64, 'TRACE'],
+  [128, 'CONNECT'],
+  [256, 'PATCH'],
+];
+
+const CONTINUE = Buffer.from('HTTP/1.1 100 Continue\r\n\r\n', 'latin1');
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&#039;'));
+}
+
+/** libevent's error page body. */
+function errorBody(code: number, reason: string): string {
+  return `<HTML><HEAD>\n<TITLE>${code} ${reason}</TITLE>\n</HEAD><BODY>\n<H1>${reason}</H1>\n</BODY></HTML>\n`;
+}
+
+/** libevent's 404 page body (the request target HTML-escaped). */
+function notFoundBody(uri: string): string {
+  return `<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>The requested URL ${escapeHtml(uri)} was not found on this server.</p></body></html>\n`;
+}
+
+/** The decoded path of a request target (query removed; absolute form reduced to its path). */
+export function decodedPath(target: string): string {
+  let start = 0;
+  if (target.charCodeAt(0) !== 47 /* / */) {
+    const scheme = target.indexOf('://');
+    if (scheme > 0) {
+      const slash = target.indexOf('/', scheme + 3);
+      if (slash < 0) return '/';
+      start = slash;
+    }
+  }
+  let end = target.indexOf('?', start);
+  if (end < 0) end = target.length;
+  const raw = start === 0 && end === target.length ? target : target.slice(start, end);
+  if (raw.indexOf('%') < 0) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+function globMatch(pattern: string, host: string): boolean {
+  if (pattern.indexOf('*') < 0) return pattern === host;
+  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return re.test(host);
+}
+
+/**
+ * The HTTP server.
+ *
+ * Differences from libevent's evhttp, on purpose: a known but disallowed
+ * method gets 405 with `Allow` (an unknown one 501); HEAD replies carry no
+ * body; oversized headers get 431 and an oversized request line 414; replies
+ * carry `Content-Type` only when set; the parser is strict (RFC 9112:
+ * request smuggling vectors, a missing Host in HTTP/1.1 and the like get 400).
+ *
+ * @example
+ * ```ts
+ * import { EventBase } from 'eventide/event';
+ * import { EventHttp, EventHttpRequest } from 'eventide/http';
+ * const base = new EventBase();
+ * const http = new EventHttp(base);
+ * http.setAllowedMethods(EventHttpRequest.CMD_GET | EventHttpRequest.CMD_POST);
+ * http.setCallback('/about', (req) => req.sendReply(200, 'OK'));
+ * http.setDefaultCallback((req) => req.sendReply(200, 'OK'));
+ * http.bind('127.0.0.1', 8010);
+ * await base.dispatch();
+ * ```
+ */
+export class EventHttp {
+  #base: EventBase;
+  #ctx: EventSslContext | null;
+  #listeners: EventListener<null>[] = [];
+  #callbacks = new Map<string, { cb: HttpCallback<unknown>; arg: unknown }>();
+  #default: { cb: HttpCallback<unknown>; arg: unknown } | null = null;
+  #allowed = DEFAULT_ALLOWED;
+  #allowHeader = '';
+  #maxBody = Infinity;
+  #maxHeaders = 8192;
+  #timeoutMs = 50_000;
+  /** @internal */ conns = new Set<ServerConnection>();
+  #sweep: Event | null = null;
+  #aliases = new Set<string>();
+  #vhosts: { pattern: string; http: EventHttp }[] = [];
+  #shutdown: { resolve: () => void; promise: Promise<void> } | null = null;
+  #freed = false;
+
+  /**
+   * Creates a server on `base`; with an EventSslContext (server method) it serves HTTPS.
+   * @example
+   * ```ts
+   * const https = new EventHttp(base, new EventSslContext(EventSslContext.TLS_SERVER_METHOD, { [EventSslContext.OPT_LOCAL_CERT]: 'cert.pem', [EventSslContext.OPT_LOCAL_PK]: 'key.pem' }));
+   * ```
+   */
+  constructor(base: EventBase, ctx: EventSslContext | null = null) {
+    if (!(base instanceof EventBase)) throw createEventError('ERR_EVENT_INVALID_ARGUMENT', 'EventHttp expects an EventBase');
+    if (ctx !== null && !(ctx instanceof EventSslContext)) throw createEventError('ERR_EVENT_INVALID_ARGUMENT', 'EventHttp expects an EventSslContext or null');
+    this.#base = base;
+    this.#ctx = ctx;
+    this.#updateAllowHeader();
+  }
+
+  /** The base. @internal */
+  get base(): EventBase {
+    return this.#base;
+  }
+
+  /**
+   * Listens on `address:port` (several binds allowed). False when the address
+   * cannot be used (in use, malformed, not permitted): `getLastError()` says why.
+   * Port 0 picks a free port; see {@link EventHttp.getBoundPorts}.
+   * @example
+   * ```ts
+   * http.bind('0.0.0.0', 8010);
+   * ```
+   */
+  bind(address: string, port: number): boolean {
+    if (this.#freed) return warn('ERR_EVENT_FREED', 'EventHttp is freed');
+    if (typeof address !== 'string' || !Number.isInteger(port) || port < 0 || port > 65535) {
+      return warn('ERR_EVENT_ADDRESS', `Invalid address or port: ${String(address)}:${String(port)}`);
+    }
+    const target = address.startsWith('unix:') ? address : formatAddress(address, port);
+    try {
+      this.#listeners.push(this.#listen(target));
+      return true;
+    } catch (err) {
+      return warn((err as { code?: 'ERR_EVENT_LISTENER' }).code ?? 'ERR_EVENT_LISTENER', (err as Error).message, err);
+    }
+  }
+
+  /**
+   * Serves connections of an already listening socket (a `net.Server` or a
+   * listening descriptor).
+   * @example
+   * ```ts
+   * const srv = net.createServer().listen(0); http.accept(srv);
+   * ```
+   */
+  accept(socket: Server | Socket | number): boolean {
+    if (this.#freed) return warn('ERR_EVENT_FREED', 'EventHttp is freed');
+    try {
+      this.#listeners.push(this.#listen(socket, 0));
+      return true;
+    } catch (err) {
+      return warn('ERR_EVENT_LISTENER', (err as Error).message, err);
+    }
+  }
+
+  /**
+   * The ports this server listens on (useful after `bind(addr, 0)`).
+   * @example
+   * ```ts
+   * http.bind('127.0.0.1', 0); const [port] = http.getBoundPorts();
+   * ```
+   */
+  getBoundPorts(): number[] {
+    const out: number[] = [];
+    for (const l of this.#listeners) {
+      const n = l.getSocketName();
+      if (n && typeof n.port === 'number') out.push(n.port);
+    }
+    return out;
+  }
+
+  /**
+   * Calls `cb(request, arg)` for requests whose decoded path is exactly
+   * `path` (the query is ignored). False when the path already has one.
+   * @example
+   * ```ts
+   * http.setCallback('/dump', onDump, [4, 8]);
+   * ```
+   */
+  setCallback<A>(path: string, cb: HttpCallback<A>, arg?: A): boolean {
+    if (typeof cb !== 'function') return warn('ERR_EVENT_INVALID_ARGUMENT', 'setCallback expects a function');
+    if (this.#callbacks.has(path)) return warn('ERR_EVENT_INVALID_ARGUMENT', 'The callback already exists');
+    this.#callbacks.set(path, { cb: cb as HttpCallback<unknown>, arg });
+    return true;
+  }
+
+  /**
+   * Removes the callback of a path; false when there was none.
+   * @example
+   * ```ts
+   * http.delCallback('/dump');
+   * ```
+   */
+  delCallback(path: string): boolean {
+    return this.#callbacks.delete(path);
+  }
+
+  /**
+   * Calls `cb(request, arg)` for requests no path callback matches (without
+   * one, they get 404).
+   * @example
+   * ```ts
+   * http.setDefaultCallback((req) => req.sendReply(200, 'OK'));
+   * ```
+   */
+  setDefaultCallback<A>(cb: HttpCallback<A> | null, arg?: A): void {
+    this.#default = cb === null ? null : { cb: cb as HttpCallback<unknown>, arg };
+  }
+
+  /**
+   * Sets the allowed methods (`EventHttpRequest.CMD_*` bits; default
+   * GET|POST|HEAD|PUT|DELETE). A known method outside the mask gets 405 with
+   * `Allow`; an unknown method 501.
+   * @example
+   * ```ts
+   * http.setAllowedMethods(EventHttpRequest.CMD_GET | EventHttpRequest.CMD_POST);
+   * ```
+   */
+  setAllowedMethods(methods: number): void {
+    this.#allowed = methods >>> 0;
+    this.#updateAllowHeader();
+  }
+
+  /**
+   * Largest accepted request body in bytes (declared or chunked total); bigger gets 413.
+   * @example `http.setMaxBodySize(1 << 20)`
+   */
+  setMaxBodySize(bytes: number): void {
+    this.#maxBody = bytes < 0 ? Infinity : bytes;
+    for (const c of this.conns) c.parser.setLimits({ maxBodyBytes: this.#maxBody });
+  }
+
+  /**
+   * Largest request line plus headers in bytes (default 8 KiB); bigger gets 431.
+   * @example `http.setMaxHeadersSize(16384)`
+   */
+  setMaxHeadersSize(bytes: number): void {
+    this.#maxHeaders = bytes <= 0 ? 8192 : Math.trunc(bytes);
+    for (const c of this.conns) c.parser.setLimits({ maxHeaderBytes: this.#maxHeaders });
+  }
+
+  /**
+   * Idle and slow-request timeout in seconds (default 50): an idle
+   * keep-alive connection, a request head not complete in time (slowloris)
+   * or a body that stalls longer are cut off. One coarse sweep checks all
+   * connections.
+   * @example `http.setTimeout(10)`
+   */
+  setTimeout(seconds: number): void {
+    this.#timeoutMs = seconds > 0 ? seconds * 1000 : 50_000;
+    if (this.#sweep !== null) {
+      this.#sweep.del();
+      this.#sweep.add(this.#sweepInterval());
+    }
+  }
+
+  /**
+   * Adds a host name this server answers as a virtual host.
+   * @example `vhost.addServerAlias('www.example.com')`
+   */
+  addServerAlias(alias: string): boolean {
+    this.#aliases.add(lower(alias));
+    return true;
+  }
+
+  /**
+   * Removes an alias; false when unknown.
+   * @example `vhost.removeServerAlias('www.example.com')`
+   */
+  removeServerAlias(alias: string): boolean {
+    return this.#aliases.delete(lower(alias));
+  }
+
+  /**
+   * Serves requests whose host matches `pattern` (`*` wildcards) or one of
+   * `vhost`'s aliases with `vhost`'s callbacks.
+   * @example
+   * ```ts
+   * const api = new EventHttp(base); api.setCallback('/', onApi);
+   * http.addVirtualHost('api.example.com', api);
+   * ```
+   */
+  addVirtualHost(pattern: string, vhost: EventHttp): boolean {
+    if (!(vhost instanceof EventHttp) || vhost === this) return warn('ERR_EVENT_INVALID_ARGUMENT', 'addVirtualHost expects another EventHttp');
+    this.#vhosts.push({ pattern: lower(pattern), http: vhost });
+    return true;
+  }
+
+  /**
+   * Removes a virtual host; false when unknown.
+   * @example `http.removeVirtualHost(api)`
+   */
+  removeVirtualHost(vhost: EventHttp): boolean {
+    const i = this.#vhosts.findIndex((v) => v.http === vhost);
+    if (i < 0) return false;
+    this.#vhosts.splice(i, 1);
+    return true;
+  }
+
+  /**
+   * Stops accepting, closes idle connections, lets requests in flight finish
+   * (their replies say `Connection: close`) and resolves when every
+   * connection is closed.
+   * @example
+   * ```ts
+   * process.on('SIGTERM', () => void http.shutdown());
+   * ```
+   */
+  shutdown(): Promise<void> {
+    if (this.#shutdown !== null) return this.#shutdown.promise;
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    this.#shutdown = { resolve, promise };
+    for (const l of this.#listeners) l.free();
+    this.#listeners = [];
+    for (const c of [...this.conns]) c.closeIfIdle();
+    this.#checkShutdown();
+    return promise;
+  }
+
+  /** Whether shutdown() was called. @internal */
+  get shuttingDown(): boolean {
+    return this.#shutdown !== null;
+  }
+
+  /**
+   * Closes the listeners and every connection at once.
+   * @example `http.free()`
+   */
+  free(): void {
+    if (this.#freed) return;
+    this.#freed = true;
+    for (const l of this.#listeners) l.free();
+    this.#listeners = [];
+    for (const c of [...this.conns]) c.destroy();
+    this.#sweep?.free();
+    this.#sweep = null;
+    this.#shutdown?.resolve();
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  #listen(target: string | Server | Socket | number, backlog = -1): EventListener<null> {
+    return new EventListener(
+      this.#base,
+      (_l, sock) => this.#onAccept(sock),
+      null,
+      EventListener.OPT_CLOSE_ON_FREE | EventListener.OPT_REUSEABLE,
+      backlog,
+      target,
+    );
+  }
+
+  #onAccept(sock: Socket): void {
+    if (this.#shutdown !== null || this.#freed) {
+      sock.destroy();
+      return;
+    }
+    sock.setNoDelay(true);
+    const bev = this.#ctx !== null
+      ? EventBufferEvent.sslSocket(this.#base, sock, this.#ctx, EventBufferEvent.SSL_ACCEPTING, EventBufferEvent.OPT_CLOSE_ON_FREE)
+      : new EventBufferEvent(this.#base, sock, EventBufferEvent.OPT_CLOSE_ON_FREE);
+    const conn = new ServerConnection(this, bev, sock);
+    this.conns.add(conn);
+    if (this.#sweep === null) {
+      this.#sweep = new Event(this.#base, -1, Event.TIMEOUT | Event.PERSIST, () => this.#runSweep());
+      this.#sweep.add(this.#sweepInterval());
+    }
+  }
+
+  #sweepInterval(): number {
+    return Math.max(0.05, Math.min(1, this.#timeoutMs / 4000));
+  }
+
+  #runSweep(): void {
+    const now = performance.now();
+    for (const c of this.conns) if (c.deadline < now) c.destroy();
+    if (this.conns.size === 0 && this.#sweep !== null) {
+      this.#sweep.free();
+      this.#sweep = null;
+    }
+  }
+
+  /** A connection went away. @internal */
+  forget(conn: ServerConnection): void {
+    this.conns.delete(conn);
+    if (this.conns.size === 0 && this.#sweep !== null) {
+      this.#sweep.free();
+      this.#sweep = null;
+    }
+    this.#checkShutdown();
+  }
+
+  #checkShutdown(): void {
+    if (this.#shutdown !== null && this.conns.size === 0) this.#shutdown.resolve();
+  }
+
+  /** @internal */ get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+  /** @internal */ get maxBody(): number {
+    return this.#maxBody;
+  }
+  /** @internal */ get maxHeaders(): number {
+    return this.#maxHeaders;
+  }
+  /** @internal */ get allowed(): number {
+    return this.#allowed;
+  }
+  /** @internal */ get allowHeader(): string {
+    return this.#allowHeader;
+  }
+
+  #updateAllowHeader(): void {
+    this.#allowHeader = CMD_NAMES.filter(([bit]) => (this.#allowed & bit) !== 0).map(([, n]) => n).join(', ');
+  }
+
+  /** The server whose callbacks serve a host. @internal */
+  serverFor(host: string): EventHttp {
+    if (this.#vhosts.length === 0 || host === '') return this;
+    const h = lower(host);
+    for (const v of this.#vhosts) {
+      if (globMatch(v.pattern, h) || v.http.#aliases.has(h)) return v.http.serverFor(host);
+    }
+    return this;
+  }
+
+  /** Runs the matching callback; false when none matches (the caller sends 404). @internal */
+  dispatch(req: EventHttpRequest): boolean {
+    const entry = this.#callbacks.get(decodedPath(req.uri)) ?? this.#default;
+    if (entry === null || entry === undefined) return false;
+    entry.cb(req, entry.arg);
+    return true;
+  }
+}
+
+const enum Phase {
+  Reading,
+  Handling,
+  Closed,
+}
+
+/**
+ * One server connection: parses requests, runs callbacks one request at a
+ * time (pipelined requests wait in the parser), writes replies in order.
+ * It is also the object `EventHttpRequest.getConnection()` returns.
+ */
+class ServerConnection implements Exchange {
+  readonly http: EventHttp;
+  readonly bev: EventBufferEvent;
+  readonly sock: Socket;
+  readonly parser: RequestParser;
+  deadline: number;
+  #phase = Phase.Reading;
+  #req: EventHttpRequest | null = null;
+  #head: RequestHead | null = null;
+  #pending: Buffer | null = null;
+  #driving = false;
+  #keepAlive = true;
+  #chunked = 0; // 0 none, 1 chunked framing, 2 until close
+  #closeCb: { cb: (conn: ServerConnection, arg: unknown) => void; arg: unknown } | null = null;
+  #upgraded = false;
+
+  constructor(http: EventHttp, bev: EventBufferEvent, sock: Socket) {
+    this.http = http;
+    this.bev = bev;
+    this.sock = sock;
+    this.deadline = performance.now() + http.timeoutMs;
+    this.parser = new RequestParser(
+      {
+        onRequest: (head) => this.#onHead(head),
+        onBody: (chunk) => this.#onBody(chunk),
+        onMessageComplete: () => this.#onComplete(),
+        onError: (err) => this.#onParseError(err),
+        onUpgrade: (head, rest) => this.#onUpgrade(head, rest),
+      },
+      { maxHeaderBytes: http.maxHeaders, maxBodyBytes: http.maxBody },
+    );
+    bev.setCallbacks(
+      () => this.#onReadable(),
+      null,
+      (_b, events) => this.#onEvent(events),
+    );
+    bev.enable(READ | WRITE);
+  }
+
+  // ------------------------------------------------------------ input
+
+  #onReadable(): void {
+    if (this.#phase === Phase.Closed || this.#upgraded) return;
+    const input = this.bev.input;
+    const data = input.read(input.length);
+    if (data === null) return;
+    if (this.#pending !== null) {
+      this.#pending = Buffer.concat([this.#pending, data]);
+    } else {
+      this.#pending = data;
+    }
+    if (!this.#driving) this.#drive();
+  }
+
+  /** Feeds pending bytes to the parser and runs complete requests, in order. */
+  #drive(): void {
+    this.#driving = true;
+    try {
+      while (this.#pending !== null && this.#phase === Phase.Reading) {
+        const buf = this.#pending;
+        this.#pending = null;
+        const n = this.parser.execute(buf);
+        const phase = this.#phase as Phase;
+        if (phase === Phase.Closed || this.#upgraded) return;
+        if (n < buf.length && this.parser.error === null) this.#pending = buf.subarray(n);
+        const req = this.#req;
+        if (req !== null && phase === Phase.Handling && this.parser.paused) this.#run(req);
+        if ((this.#phase as Phase) === Phase.Handling) break; // waiting for an asynchronous reply
+      }
+    } finally {
+      this.#driving = false;
+    }
+  }
+
+  #onHead(head: RequestHead): void {
+    const req = new EventHttpRequest();
+    req.exchange = this;
+    req.command = head.cmd;
+    req.method = head.method;
+    req.uri = head.target;
+    req.major = head.versionMajor;
+    req.minor = head.versionMinor;
+    const host = head.host ?? '';
+    req.host = stripPort(host);
+    req.setHead(head);
+    this.#req = req;
+    this.#head = head;
+    if (head.expectContinue && (head.chunked || (head.contentLength ?? 0) > 0)) {
+      if ((req.command & this.http.allowed) !== 0) this.bev.output.add(CONTINUE);
+    }
+  }
+
+  #onBody(chunk: Buffer): void {
+    this.#req?.getInputBuffer().appendOwned(chunk);
+    this.deadline = performance.now() + this.http.timeoutMs; // a body that keeps coming is not idle
+  }
+
+  #onComplete(): boolean {
+    this.#phase = Phase.Handling;
+    this.deadline = Infinity;
+    return false; // pause: one request at a time
+  }
+
+  #run(req: EventHttpRequest): void {
+    const head = this.#head as RequestHead;
+    this.#keepAlive = head.keepAlive && !this.http.shuttingDown;
+    if ((req.command & this.http.allowed) === 0) {
+      this.#sendPage(req, 405, null, [['Allow', this.http.allowHeader]], errorBody(405, statusText(405)));
+      return;
+    }
+    const server = this.http.serverFor(req.host);
+    if (!server.dispatch(req)) {
+      if (!req.replied) this.#sendPage(req, 404, 'Not Found', null, notFoundBody(req.uri));
+    }
+  }
+
+  #onParseError(err: HttpParseError): void {
+    const req = this.#req ?? new EventHttpRequest();
+    req.exchange = this;
+    req.major = 1;
+    req.minor = 1;
+    this.#keepAlive = false;
+    this.#sendPage(req, err.status, null, null, errorBody(err.status, statusText(err.status)));
+  }
+
+  #onUpgrade(head: RequestHead, rest: Buffer): void {
+    this.#onHead(head);
+    this.#upgraded = true;
+    this.#phase = Phase.Handling;
+    this.deadline = Infinity;
+    const req = this.#req as EventHttpRequest;
+    // The application owns the connection from now on: the bytes after the head wait in its input.
+    if (rest.length > 0) this.bev.input.prepend(rest);
+    this.bev.setCallbacks(null, null, null);
+    this.http.forget(this);
+    const server = this.http.serverFor(req.host);
+    if (!server.dispatch(req)) this.#sendPage(req, 404, 'Not Found', null, notFoundBody(req.uri));
+  }
+
+  #onEvent(events: number): void {
+    if ((events & (EventBufferEvent.EOF | EventBufferEvent.ERROR | EventBufferEvent.TIMEOUT)) !== 0) {
+      if ((events & EventBufferEvent.EOF) !== 0 && this.#phase === Phase.Handling && !this.#upgraded) {
+        // the client half-closed after sending its request: answer, then close
+        this.#keepAlive = false;
+        return;
+      }
+      this.destroy();
+    }
+  }
+
+  // ------------------------------------------------------------ output (Exchange)
+
+  reply(req: EventHttpRequest<unknown>, code: number, reason: string | null, body: EventBuffer | null): void {
+    const out = this.bev.output;
+    const noBody = req.command === EventHttpRequest.CMD_HEAD || code < 200 || code === 204 || code === 304;
+    const own = req.outputBufferIfAny;
+    const len = (own?.length ?? 0) + (body?.length ?? 0);
+    out.add(this.#statusAndHeaders(req, code, reason, noBody ? (code < 200 || code === 204 || code === 304 ? -1 : len) : len, false));
+    if (noBody) {
+      own?.drain(own.length);
+      body?.drain(body.length);
+    } else {
+      if (own !== null && own.length > 0) out.addBuffer(own);
+      if (body !== null && body.length > 0) out.addBuffer(body);
+    }
+    this.#finish(req, code);
+  }
+
+  error(req: EventHttpRequest<unknown>, code: number, reason: string | null): void {
+    const r = reason ?? statusText(code);
+    this.#keepAlive = false;
+    this.#sendPage(req, code, r, null, errorBody(code, r));
+  }
+
+  startChunked(req: EventHttpRequest<unknown>, code: number, reason: string | null): void {
+    const userLength = req.output.has('Content-Length');
+    const http11 = !(req.major === 1 && req.minor === 0);
+    const noBody = req.command === EventHttpRequest.CMD_HEAD;
+    if (!http11) this.#keepAlive = false;
+    this.#chunked = noBody || userLength ? 0 : http11 ? 1 : 2;
+    if (this.#chunked === 1) req.output.add('Transfer-Encoding', 'chunked');
+    this.bev.output.add(this.#statusAndHeaders(req, code, reason, -1, false));
+    req.responseCode = code;
+    req.replied = true; // no second reply; chunks and end go through chunk()/endChunked()
+    req.streaming = true;
+  }
+
+  chunk(req: EventHttpRequest<unknown>, buf: EventBuffer): void {
+    if (!req.streaming || buf.length === 0) return;
+    const out = this.bev.output;
+    if (req.command === EventHttpRequest.CMD_HEAD) {
+      buf.drain(buf.length);
+      return;
+    }
+    if (this.#chunked === 1) {
+      out.add(`${buf.length.toString(16)}\r\n`);
+      out.addBuffer(buf);
+      out.add('\r\n');
+    } else {
+      out.addBuffer(buf);
+    }
+  }
+
+  endChunked(req: EventHttpRequest<unknown>): void {
+    if (!req.streaming) return;
+    req.streaming = false;
+    if (this.#chunked === 1 && req.command !== EventHttpRequest.CMD_HEAD) this.bev.output.add('0\r\n\r\n');
+    this.#chunked = 0;
+    this.#finish(req, req.responseCode);
+  }
+
+  closeConnection(): void {
+    this.destroy();
+  }
+
+  cancel(): void {}
+
+  bufferEvent(): EventBufferEvent | null {
+    return this.#phase === Phase.Closed ? null : this.bev;
+  }
+
+  connection(): ServerConnection {
+    return this;
+  }
+
+  /**
+   * Calls `cb(connection, arg)` when the connection closes.
+   * @example `req.getConnection().setCloseCallback(() => console.log('_close_callback'))`
+   */
+  setCloseCallback<A>(cb: (conn: ServerConnection, arg: A) => void, arg?: A): void {
+    this.#closeCb = { cb: cb as (conn: ServerConnection, arg: unknown) => void, arg };
+  }
+
+  /**
+   * The peer's address and port.
+   * @example `req.getConnection().getPeer() // { address: '127.0.0.1', port: 50312 }`
+   */
+  getPeer(): { address: string; port: number } | false {
+    const a = this.sock.remoteAddress;
+    const p = this.sock.remotePort;
+    return a !== undefined && p !== undefined ? { address: a, port: p } : false;
+  }
+
+  /** The EventBase of the connection. @example `conn.getBase()` */
+  getBase(): EventBase {
+    return this.http.base;
+  }
+
+  /** Closes the connection when it has no request in progress (shutdown). */
+  closeIfIdle(): void {
+    if (this.#phase === Phase.Reading && this.parser.idle && this.#pending === null) this.destroy();
+    else this.#keepAlive = false;
+  }
+
+  destroy(): void {
+    if (this.#phase === Phase.Closed) return;
+    this.#phase = Phase.Closed;
+    if (!this.#upgraded) {
+      this.bev.free();
+      this.http.forget(this);
+    }
+    const cb = this.#closeCb;
+    this.#closeCb = null;
+    cb?.cb(this, cb.arg);
+  }
+
+  // ------------------------------------------------------------ helpers
+
+  /** The status line and headers. `bodyLength` -1: no Content-Length added. */
+  #statusAndHeaders(req: EventHttpRequest, code: number, reason: string | null, bodyLength: number, errorPage: boolean): string {
+    const http10 = req.major === 1 && req.minor === 0 && !errorPage;
+    let s = `HTTP/1.${http10 ? 0 : 1} ${code} ${reason ?? statusText(code)}\r\n`;
+    const out = req.output;
+    const names = out.names;
+    const values = out.values;
+    let hasLength = false;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string;
+      const l = name.length === 10 || name.length === 14 || name.length === 17 ? lower(name) : '';
+      if (l === 'connection') continue; // the server decides
+      if (l === 'content-length' || l === 'transfer-encoding') hasLength = true;
+      s += `${name}: ${values[i] as string}\r\n`;
+    }
+    if (http10 && this.#keepAlive) s += 'Connection: keep-alive\r\n';
+    s += `Date: ${httpDate()}\r\n`;
+    if (bodyLength >= 0 && !hasLength) s += `Content-Length: ${bodyLength}\r\n`;
+    if (!this.#keepAlive) s += 'Connection: close\r\n';
+    return s + '\r\n';
+  }
+
+  #sendPage(req: EventHttpRequest, code: number, reason: string | null, extra: [string, string][] | null, body: string): void {
+    const r = reason ?? statusText(code);
+    this.#keepAlive = code === 404 || code === 405 ? this.#keepAlive : false;
+    req.output.clear();
+    req.output.add('Content-Type', 'text/html');
+    if (extra !== null) for (const [k, v] of extra) req.output.add(k, v);
+    const noBody = req.command === EventHttpRequest.CMD_HEAD;
+    const bytes = Buffer.byteLength(body);
+    this.bev.output.add(this.#statusAndHeaders(req, code, r, bytes, true));
+    if (!noBody) this.bev.output.add(body);
+    this.#finish(req, code);
+  }
+
+  /** After a complete reply: next request, or close. */
+  #finish(req: EventHttpRequest, code: number): void {
+    req.replied = true;
+    req.responseCode = code;
+    req.exchange = null;
+    if (this.#phase === Phase.Closed) return;
+    this.#req = null;
+    this.#head = null;
+    if (!this.#keepAlive || this.parser.error !== null || this.#upgraded) {
+      this.#phase = Phase.Closed;
+      if (!this.#upgraded) {
+        this.bev.free(); // sends what is queued, then closes
+        this.http.forget(this);
+      }
+      const cb = this.#closeCb;
+      this.#closeCb = null;
+      cb?.cb(this, cb.arg);
+      return;
+    }
+    this.#phase = Phase.Reading;
+    this.deadline = performance.now() + this.http.timeoutMs;
+    this.parser.resume();
+    if (!this.#driving && this.#pending !== null) this.#drive();
+  }
+}
+
+function stripPort(host: string): string {
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end > 0 ? host.slice(1, end) : host;
+  }
+  const colon = host.lastIndexOf(':');
+  return colon > 0 ? host.slice(0, colon) : host;
+}
+

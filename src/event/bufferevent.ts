@@ -238,7 +238,7 @@ export class EventBufferEvent<A = unknown> {
    * tlsBev.setCallbacks(onRead, null, onEvent);
    * ```
    */
-  static sslFilter<T = unknown>(base: EventBase, underlying: EventBufferEvent<unknown>, ctx: EventSslContext, state: number, options = 0): EventBufferEvent<T> {
+  static sslFilter<T = unknown, U = unknown>(base: EventBase, underlying: EventBufferEvent<U>, ctx: EventSslContext, state: number, options = 0): EventBufferEvent<T> {
     if (state !== EventBufferEvent.SSL_CONNECTING && state !== EventBufferEvent.SSL_ACCEPTING && state !== EventBufferEvent.SSL_OPEN) {
       throw createEventError('ERR_EVENT_SSL_STATE', `Invalid state specified: ${String(state)}`);
     }
@@ -265,8 +265,8 @@ export class EventBufferEvent<A = unknown> {
    * const tlsBev = EventBufferEvent.createSslFilter(bev, ctx, EventBufferEvent.SSL_ACCEPTING);
    * ```
    */
-  static createSslFilter<T = unknown>(underlying: EventBufferEvent<unknown>, ctx: EventSslContext, state: number, options = 0): EventBufferEvent<T> {
-    return EventBufferEvent.sslFilter<T>(underlying.#base, underlying, ctx, state, options);
+  static createSslFilter<T = unknown, U = unknown>(underlying: EventBufferEvent<U>, ctx: EventSslContext, state: number, options = 0): EventBufferEvent<T> {
+    return EventBufferEvent.sslFilter<T, U>(underlying.#base, underlying, ctx, state, options);
   }
 
   /**
@@ -812,9 +812,15 @@ export class EventBufferEvent<A = unknown> {
   }
 
   #pushSslError(err: Error): void {
-    const e = err as NodeJS.ErrnoException & { reason?: string; library?: string };
+    const e = err as NodeJS.ErrnoException & { reason?: string; library?: string; verifyFailure?: boolean };
+    if (this.#sslErrors.length >= 64) return;
+    if (e.verifyFailure === true || (typeof e.code === 'string' && VERIFY_CODE.test(e.code))) {
+      // as OpenSSL's error stack reports a rejected peer: the generic line, then the reason
+      this.#sslErrors.push('error:0A000086:SSL routines::certificate verify failed', e.message);
+      return;
+    }
     const text = opensslText(e);
-    if (text !== '' && this.#sslErrors.length < 64) this.#sslErrors.push(text);
+    if (text !== '') this.#sslErrors.push(text);
   }
 
   /** Gives up the socket to a TLS filter: returns the unread input; this object becomes inert. */
@@ -1121,10 +1127,16 @@ function gaiText(err: NodeJS.ErrnoException): string {
   }
 }
 
+/** Codes of certificate verification failures (X509 verify results and Node's host-name check). */
+const VERIFY_CODE = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|INVALID_|PATH_LENGTH|KEYUSAGE|HOSTNAME_MISMATCH|ERR_TLS_CERT_ALTNAME)/;
+
 /** OpenSSL-style error text (`error:0A000126:SSL routines::unexpected eof while reading`) for a TLS error. */
 function opensslText(err: NodeJS.ErrnoException & { reason?: string; library?: string }): string {
-  const m = /error:[0-9A-Fa-f]{8}:[^\n]*/.exec(err.message);
-  if (m) return m[0];
-  if (err.library && err.reason) return `${err.library}::${err.reason}`;
+  const m = /error:([0-9A-Fa-f]{8}):([^:\n]*):[^:\n]*:([^:\n]*)/.exec(err.message);
+  const hex = m?.[1];
+  const library = err.library ?? m?.[2];
+  const reason = err.reason ?? m?.[3];
+  if (hex !== undefined && library !== undefined && reason !== undefined) return `error:${hex.toUpperCase()}:${library}::${reason}`;
+  if (library !== undefined && reason !== undefined) return `error:00000000:${library}::${reason}`;
   return err.message;
 }

@@ -43,7 +43,7 @@ export function startTls(sock: Socket, ctx: EventSslContext, server: boolean, ho
     if (settled) return;
     const err = ctx.verify(tlsSock, server ? undefined : hostname);
     if (err !== null) {
-      fail(err);
+      fail(Object.assign(err, { verifyFailure: true }));
       return;
     }
     settled = true;

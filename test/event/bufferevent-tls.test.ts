@@ -110,6 +110,7 @@ test('a client that verifies peers rejects a self-signed server: ERROR and sslEr
   assert.equal(events.length, 1);
   assert.ok((events[0] as number) & ERROR);
   assert.ok(errors.length >= 1);
+  assert.equal(errors[0], 'error:0A000086:SSL routines::certificate verify failed');
   assert.match(errors.join('\n'), /self[- ]signed/i);
 
   // allow-self-signed accepts it
@@ -213,6 +214,34 @@ test('sslFilter feeds bytes already in the underlying input to TLS first', async
   await loop;
   assert.equal(received, 'secret');
   tls.destroy();
+});
+
+test('a plain-text client on a TLS port: ERROR, sslError() in OpenSSL form, the server survives', async () => {
+  const ctx = await serverCtx();
+  const base = new EventBase();
+  currentBase = base;
+  const errors: string[] = [];
+  const events: number[] = [];
+  const { port, close } = await tcpServer((sock) => {
+    const bev = EventBufferEvent.sslSocket(base, sock, ctx, SSL_ACCEPTING, OPT_CLOSE_ON_FREE);
+    bev.setCallbacks(null, null, (b, ev) => {
+      events.push(ev);
+      let e: string | false;
+      while ((e = b.sslError()) !== false) errors.push(e);
+      b.free();
+      close();
+    });
+    bev.enable(Event.READ | Event.WRITE);
+  });
+  const loop = base.dispatch();
+  const raw = netConnect(port, '127.0.0.1');
+  raw.on('error', () => {});
+  raw.write('GET / HTTP/1.0\r\n\r\n');
+  await loop;
+  raw.destroy();
+  assert.equal(events.length, 1);
+  assert.ok((events[0] as number) & ERROR);
+  assert.match(errors[0] as string, /^error:[0-9A-F]{8}:SSL routines::http request$/);
 });
 
 test('invalid TLS states are refused with ERR_EVENT_SSL_STATE', async () => {

@@ -65,31 +65,35 @@ export const EXAMPLES: readonly ExampleInfo[] = [
     name: 'echo-server',
     file: 'echo-server.ts',
     description: 'TCP echo server on 0.0.0.0: moves all input to output.',
-    usage: '[PORT]   default 9808',
+    usage: '[PORT]   1..65535, default 9808; SIGINT/SIGTERM stop it',
   },
   {
     name: 'unix-echo-server',
     file: 'unix-echo-server.ts',
     description: 'Echo server on a UNIX domain socket (an existing file at the path is removed first).',
-    usage: 'SOCKET_PATH',
+    usage: 'SOCKET_PATH   SIGINT/SIGTERM stop it and remove the socket file',
   },
   {
     name: 'tls-echo-server',
     file: 'tls-echo-server.ts',
     description: 'TLS echo server on 127.0.0.1: prints the bytes received and writes them back.',
-    usage: '[PORT]   default 9999',
+    usage:
+      '[PORT] [HOST] [--cert FILE] [--key FILE] [--ca FILE]   port default 9999, host 127.0.0.1; ' +
+      'cert/key default $EVENTIDE_TLS_CERT/$EVENTIDE_TLS_KEY, else cert.pem/privkey.pem; --ca (or $EVENTIDE_TLS_CA) verifies client certificates',
   },
   {
     name: 'http-client-raw',
     file: 'http-client-raw.ts',
     description: 'HTTP/1.0 client over a buffered connection: sends a GET request and prints the response.',
-    usage: 'HOST RESOURCE',
+    usage: '[--port PORT] HOST RESOURCE | --address IP:PORT RESOURCE   port default 80',
   },
   {
     name: 'line-server',
     file: 'line-server.ts',
     description: 'SMTP-style line server (EHLO, HELO, QUIT) with a STARTTLS upgrade.',
-    usage: '[PORT]   default 25',
+    usage:
+      '[PORT] [--host ADDR] [--cert FILE] [--key FILE] [--domain NAME] [--greeting TEXT]   port default 25, host 0.0.0.0; ' +
+      'cert/key default $EVENTIDE_TLS_CERT/$EVENTIDE_TLS_KEY, else cert.pem/privkey.pem',
   },
   {
     name: 'http-server',

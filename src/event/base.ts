@@ -352,7 +352,8 @@ export class EventBase {
    * ```
    */
   getTimeOfDayCached(): number {
-    if (!this.#dispatching || this.#noCacheTime || this.#cachedTime === 0) return wallClock();
+    if (!this.#dispatching || this.#noCacheTime) return wallClock();
+    if (this.#cachedTime === 0) this.#cachedTime = wallClock(); // read lazily, once per iteration
     return this.#cachedTime;
   }
 
@@ -660,7 +661,7 @@ export class EventBase {
   /** One iteration. Returns whether any callback ran. */
   #runIteration(): boolean {
     this.#processing = true;
-    if (!this.#noCacheTime) this.#cachedTime = wallClock();
+    this.#cachedTime = 0; // the clock is read on first use in this iteration
     let ran = false;
     try {
       if (this.#later.length > 0) {

@@ -1085,7 +1085,8 @@ export class EventBuffer {
   }
 
   #reset(): void {
-    this.#q = [];
+    const q = this.#q;
+    for (let i = this.#h; i < this.#t; i++) q[i] = EMPTY_CHUNK; // keep the array, drop the references
     this.#h = 0;
     this.#t = 0;
     this.#len = 0;

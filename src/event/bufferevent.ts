@@ -135,6 +135,8 @@ export class EventBufferEvent<A = unknown> {
   #reading = false;
   #waitingForDispatch = false;
   #flushScheduled = false;
+  /** Inside one of this connection's callbacks: output is flushed when it returns. */
+  #inCallback = false;
   #refd = false;
   #dnsError = '';
   #sslErrors: string[] = [];
@@ -1002,6 +1004,7 @@ export class EventBufferEvent<A = unknown> {
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
     if (!this.#refd) this.#updateRef();
+    if (this.#inCallback) return; // flushed when the callback returns
     queueMicrotask(() => {
       this.#flushScheduled = false;
       this.#flush();
@@ -1029,12 +1032,14 @@ export class EventBufferEvent<A = unknown> {
     if (io === null || io.destroyed) return;
     const chunks = out.takeChunks();
     const n = chunks.length;
+    // Completion is only worth a callback when someone waits for it.
+    const done = this.#writecb !== null || this.#timeoutWrite > 0 || (this.#enabled & READ) === 0 || this.#eofSeen ? this.#afterWrite : undefined;
     if (n === 1) {
-      io.write(chunks[0] as Buffer, this.#afterWrite);
+      io.write(chunks[0] as Buffer, done);
     } else {
       io.cork();
       for (let i = 0; i < n - 1; i++) io.write(chunks[i] as Buffer);
-      io.write(chunks[n - 1] as Buffer, this.#afterWrite);
+      io.write(chunks[n - 1] as Buffer, done);
       io.uncork();
     }
     if (this.#timeoutWrite > 0) this.#base.scheduleIn(this.#writeTimer, this.#timeoutWrite);
@@ -1068,13 +1073,32 @@ export class EventBufferEvent<A = unknown> {
   #runRead(): void {
     if (this.#freed || this.#readcb === null) return;
     if (this.#input.length === 0 || this.#input.length < this.#lowRead) return;
-    this.#readcb(this, this.#arg);
+    this.#inCallback = true;
+    try {
+      this.#readcb(this, this.#arg);
+    } finally {
+      this.#afterCallback();
+    }
     if (!this.#freed) this.#syncReading();
   }
 
   #runWrite(): void {
     if (this.#freed || this.#writecb === null) return;
-    this.#writecb(this, this.#arg);
+    this.#inCallback = true;
+    try {
+      this.#writecb(this, this.#arg);
+    } finally {
+      this.#afterCallback();
+    }
+  }
+
+  /** Sends what the callback queued, in one batch, without a microtask hop. */
+  #afterCallback(): void {
+    this.#inCallback = false;
+    if (this.#flushScheduled) {
+      this.#flushScheduled = false;
+      this.#flush();
+    }
   }
 
   #runEvents(): void {
@@ -1083,10 +1107,20 @@ export class EventBufferEvent<A = unknown> {
       // Deliver data that arrived before the end first.
       if ((ev & (EOF | ERROR)) !== 0 && this.#readcb !== null && this.#input.length > 0 && this.#input.length >= this.#lowRead && this.#readHandle.activeWhat !== 0) {
         this.#base.deactivate(this.#readHandle);
-        this.#readcb(this, this.#arg);
+        this.#inCallback = true;
+        try {
+          this.#readcb(this, this.#arg);
+        } finally {
+          this.#afterCallback();
+        }
         if (this.#freed) return;
       }
-      this.#eventcb?.(this, ev, this.#arg);
+      this.#inCallback = true;
+      try {
+        this.#eventcb?.(this, ev, this.#arg);
+      } finally {
+        this.#afterCallback();
+      }
     }
   }
 }

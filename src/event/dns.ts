@@ -1072,7 +1072,11 @@ export class EventDnsBase {
     let key = hostname.toLowerCase();
     if (key.endsWith('.')) key = key.slice(0, -1);
     const entries = this.#hosts.get(key) ?? (key === 'localhost' ? LOCALHOST : undefined);
-    if (entries === undefined) return null;
+    if (entries === undefined) {
+      // RFC 6761 6.4: names under .invalid never resolve, and are never sent to a nameserver.
+      if (key === 'invalid' || key.endsWith('.invalid')) return { error: failure('ENOTFOUND', 'getaddrinfo', hostname, 'reserved name (RFC 6761)'), addresses: [] };
+      return null;
+    }
     const matching = entries.filter((e) => familyAllows(family, e.family));
     if (matching.length === 0) return { error: failure('EADDRFAMILY', 'getaddrinfo', hostname), addresses: [] };
     return { error: null, addresses: matching };

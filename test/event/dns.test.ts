@@ -793,3 +793,20 @@ test('resolveSystem answers IP literals through the base', async () => {
   await base.dispatch();
   assert.deepEqual(got, [{ address: '::1', family: 6 }]);
 });
+
+test('names under .invalid fail locally (RFC 6761), without any query', async () => {
+  const { EventBase: Base } = await import('../../src/event/base.js');
+  const { EventDnsBase: Dns } = await import('../../src/event/dns.js');
+  const base = new Base();
+  const dns = new Dns(base, true); // even with the system's nameservers configured
+  let text = '';
+  let addrs = -1;
+  dns.resolve('no-such-host.invalid', 0, (err, addresses) => {
+    text = err ? Dns.errorString(err) : '';
+    addrs = addresses.length;
+  });
+  await base.dispatch();
+  assert.equal(addrs, 0);
+  assert.equal(text, 'nodename nor servname provided, or not known');
+  dns.free();
+});

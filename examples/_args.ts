@@ -1,0 +1,55 @@
+/**
+ * Argument helpers shared by the example programs (not an example itself:
+ * the launcher lists only the files of its registry).
+ *
+ * @example
+ * ```ts
+ * import { parsePort } from './_args.js';
+ * const port = parsePort(process.argv[2], 9808); // null when invalid
+ * ```
+ */
+
+/** The lowest and highest port a listener or client accepts (the spec's port range). */
+export const PORT_MIN = 1;
+export const PORT_MAX = 65535;
+
+/**
+ * Parses a port argument: decimal digits only (no sign, no fraction, no
+ * exponent, no hex), value in 1..65535. `undefined` (argument absent) gives
+ * `fallback`; an empty or malformed argument, 0 or a value above 65535 gives
+ * `null`.
+ * @example
+ * ```ts
+ * parsePort('8080');      // 8080
+ * parsePort(undefined, 9808); // 9808
+ * parsePort('0');         // null
+ * parsePort('65536');     // null
+ * parsePort('-1');        // null
+ * parsePort('abc');       // null
+ * ```
+ */
+export function parsePort(text: string | undefined, fallback: number | null = null): number | null {
+  if (text === undefined) return fallback;
+  const t = text.trim();
+  if (!/^[0-9]{1,5}$/.test(t)) return null;
+  const n = Number(t);
+  return n >= PORT_MIN && n <= PORT_MAX ? n : null;
+}
+
+/**
+ * Writes `message` (plus a newline) to stderr and ends the process with
+ * `code` once stderr has been flushed.
+ * @example
+ * ```ts
+ * if (port === null) fail('Invalid port', 1);
+ * ```
+ */
+export function fail(message: string, code = 1): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+/** The message of an error (an EventError's message, or any thrown value as text). */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,89 @@
+/**
+ * Echo server (the PHP manual's listener.php).
+ *
+ * Usage: npx tsx examples/echo-server.ts [PORT]
+ *   PORT  1..65535, default 9808.
+ *
+ * Listens on TCP `0.0.0.0:PORT` with an EventListener
+ * (`OPT_REUSEABLE | OPT_CLOSE_ON_FREE`, backlog -1). Every accepted
+ * connection gets an EventBufferEvent (`OPT_CLOSE_ON_FREE`) whose read
+ * callback moves the whole input to the output, so every byte comes back
+ * unchanged and in order. On EOF or ERROR the connection is freed (what is
+ * still queued is sent first, then the socket is closed); an ERROR also
+ * prints `Error from bufferevent` on stderr. An accept error prints
+ * `Got an error N (text) on the listener. Shutting down.` on stderr and
+ * ends the loop.
+ *
+ * Once listening it prints `Listening on HOST:PORT` on stderr (the address
+ * the socket is really bound to), so that you, or a test, know when to
+ * connect. Try it with `nc 127.0.0.1 9808`.
+ *
+ * Exit status: 1 with `Invalid port` for a port that is not an integer in
+ * 1..65535, 1 with the listener's message when it cannot listen (for
+ * example `Failed to listen on 0.0.0.0:9808: address already in use
+ * (EADDRINUSE)`), 1 after an accept error. Otherwise it runs until SIGINT
+ * or SIGTERM, which end the loop (caught with `Event.signal`) and exit with
+ * status 0.
+ *
+ * Deviations from the PHP example: an invalid port exits with status 1 and
+ * a newline after the message (PHP: status 0, no newline); the "Listening
+ * on" line and the signal handling are additions (the PHP program prints
+ * nothing and runs until killed).
+ */
+import type { Socket } from 'node:net';
+import { constants } from 'node:os';
+import { Event, EventBase, EventBufferEvent, EventListener, EventUtil } from '../src/event/index.js';
+import { errorText, fail, parsePort } from './_args.js';
+
+const port = parsePort(process.argv[2], 9808);
+if (port === null) fail('Invalid port', 1);
+
+/** Read callback: echo everything received (moves the chunks, copies nothing). */
+function echoRead(bev: EventBufferEvent<null>): void {
+  bev.output.addBuffer(bev.input);
+}
+
+/** Event callback: an error is reported; the end of the connection frees it. */
+function echoEvent(bev: EventBufferEvent<null>, events: number): void {
+  if (events & EventBufferEvent.ERROR) process.stderr.write('Error from bufferevent\n');
+  if (events & (EventBufferEvent.EOF | EventBufferEvent.ERROR)) bev.free();
+}
+
+function acceptConn(_listener: EventListener<EventBase>, socket: Socket, _address: [string, number] | null, b: EventBase): void {
+  const bev = new EventBufferEvent<null>(b, socket, EventBufferEvent.OPT_CLOSE_ON_FREE);
+  bev.setCallbacks(echoRead, null, echoEvent, null);
+  bev.enable(Event.READ | Event.WRITE);
+}
+
+let listenerFailed = false;
+
+function acceptError(_listener: EventListener<EventBase>, b: EventBase): void {
+  listenerFailed = true;
+  process.stderr.write(`Got an error ${EventUtil.getLastSocketErrno()} (${EventUtil.getLastSocketError()}) on the listener. Shutting down.\n`);
+  b.exit();
+}
+
+const base = new EventBase();
+let listener: EventListener<EventBase>;
+try {
+  listener = new EventListener(base, acceptConn, base, EventListener.OPT_REUSEABLE | EventListener.OPT_CLOSE_ON_FREE, -1, `0.0.0.0:${port}`);
+} catch (err) {
+  fail(errorText(err), 1);
+}
+listener.setErrorCallback(acceptError);
+
+// SIGINT / SIGTERM end the loop (instead of killing the process).
+const stop = (_signum: number, b: EventBase): void => {
+  b.exit();
+};
+const signals = [Event.signal(base, constants.signals.SIGINT, stop, base), Event.signal(base, constants.signals.SIGTERM, stop, base)];
+for (const ev of signals) ev.add();
+
+const name = listener.getSocketName();
+process.stderr.write(name ? `Listening on ${name.address}:${name.port ?? port}\n` : `Listening on 0.0.0.0:${port}\n`);
+
+await base.dispatch();
+listener.free();
+for (const ev of signals) ev.free();
+// Connections still open are closed with the process.
+process.exit(listenerFailed ? 1 : 0);

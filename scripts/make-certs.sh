@@ -9,6 +9,7 @@
 #   server-key-enc.pem                  server-key.pem encrypted with the passphrase "secret"
 #   client.pem, client-key.pem          CN=eventide-test-client, client auth, signed by the CA
 #   selfsigned.pem, selfsigned-key.pem  self-signed, CN=localhost, SAN DNS:localhost, IP:127.0.0.1, IP:::1
+#                                       (server and client auth)
 #   other.pem, other-key.pem            CN/SAN other.example, signed by the CA
 #   intermediate.pem, intermediate-key.pem  an intermediate CA signed by the CA
 #   chained.pem, chained-key.pem        localhost leaf signed by the intermediate; chained.pem holds leaf + intermediate
@@ -85,7 +86,7 @@ extendedKeyUsage=serverAuth
 subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1'
 ext selfsigned 'basicConstraints=critical,CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment,keyCertSign
-extendedKeyUsage=serverAuth
+extendedKeyUsage=serverAuth,clientAuth
 subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1'
 ext client 'basicConstraints=critical,CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment

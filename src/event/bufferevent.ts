@@ -708,8 +708,12 @@ export class EventBufferEvent<A = unknown> {
   close(): boolean {
     if (this.#freed || this.#upgraded || this.#raw === null || this.#closed) return false;
     this.#closed = true;
+    const io = this.#io;
     this.#detachIo();
-    this.#raw.destroy();
+    // For TLS destroy only the TLS socket (it closes the raw one): destroying both in
+    // one tick can crash Node 20's TLS layer.
+    if (this.#tls !== null && io !== null) io.destroy();
+    else this.#raw.destroy();
     this.#state = 'closed';
     this.#updateRef();
     return true;

@@ -40,6 +40,6 @@ export {
 } from './bufferevent.js';
 export { EventListener, type AcceptCallback, type ListenerErrorCallback, type ListenerTarget } from './listener.js';
 export { EventDnsBase, type EventDnsAddress, type EventDnsCallback, type EventDnsRequest } from './dns.js';
-export { EventSslContext } from './ssl.js';
+export { EventSslContext, type EventSslContextOptions, type EventSslOptionValue } from './ssl.js';
 export { parseAddress, formatAddress, type ParsedAddress, type TcpAddress, type UnixAddress, type ParseAddressOptions } from './address.js';
 export * from './procedural.js';

@@ -23,7 +23,7 @@ interface Transport {
   client(base: EventBase): Promise<EventBufferEvent>;
 }
 
-function listenerFor(base: EventBase, target: string, wrap: (sock: Socket) => EventBufferEvent, onConnection: (bev: EventBufferEvent) => void): EventListener {
+function listenerFor(base: EventBase, target: string, wrap: (sock: Socket) => EventBufferEvent, onConnection: (bev: EventBufferEvent) => void): EventListener<null> {
   return new EventListener(base, (_l, sock) => onConnection(wrap(sock)), null, EventListener.OPT_CLOSE_ON_FREE | EventListener.OPT_REUSEABLE, -1, target);
 }
 

@@ -99,13 +99,13 @@ export const EXAMPLES: readonly ExampleInfo[] = [
     name: 'http-server',
     file: 'http-server.ts',
     description: 'HTTP server with /dump, /about and a default route (GET and POST only).',
-    usage: '[PORT]   default 8010',
+    usage: '[PORT] [--host HOST]   port 1..65535, default 8010; host default 0.0.0.0; exits after the 2nd /dump',
   },
   {
     name: 'http-client',
     file: 'http-client.ts',
     description: 'HTTP client (EventHttpConnection): GET with a 5 s timeout, prints the status and body.',
-    usage: '[HOST [PORT [URI]]]',
+    usage: '[--timeout SECONDS] HOST PORT URI   timeout default 5; exit 0 on a 200, 1 otherwise',
   },
 ];
 

@@ -189,6 +189,7 @@ export class EventBufferEvent<A = unknown> {
       const sock = adoptSocket(socket);
       this.#raw = sock;
       this.#attach(sock, sock.connecting ? 'connecting' : 'open');
+      this.#updateRef(); // a socket still connecting keeps the loop waiting for CONNECTED
     }
   }
 
@@ -221,6 +222,7 @@ export class EventBufferEvent<A = unknown> {
       bev.#raw = sock;
       if (sock.connecting) bev.#attach(sock, 'connecting');
       else bev.#beginTls(sock, Buffer.alloc(0));
+      bev.#updateRef();
     }
     return bev;
   }

@@ -14,7 +14,8 @@
  * ```
  * @module
  */
-export { EventHttp, type HttpCallback, decodedPath } from './server.js';
+export { EventHttp, HttpServerConnection, type HttpCallback, decodedPath } from './server.js';
 export { EventHttpRequest, type HttpRequestCallback } from './request.js';
+export { EventHttpConnection, type HttpCloseCallback } from './client.js';
 export { RequestParser, ResponseParser, RequestHead, ResponseHead, statusText, httpDate, type ParserLimits, type HeaderPair } from './parser.js';
 export * from './errors.js';

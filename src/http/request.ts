@@ -9,6 +9,8 @@ import { EventBuffer } from '../event/buffer.js';
 import type { EventBufferEvent } from '../event/bufferevent.js';
 import { createEventError, warn } from '../event/errors.js';
 import { HeaderList } from './headers.js';
+import type { HttpServerConnection } from './server.js';
+import type { EventHttpConnection } from './client.js';
 
 /** What a server connection or client connection does for a request. @internal */
 export interface Exchange {
@@ -20,7 +22,7 @@ export interface Exchange {
   closeConnection(req: EventHttpRequest<unknown>): void;
   cancel(req: EventHttpRequest<unknown>): void;
   bufferEvent(req: EventHttpRequest<unknown>): EventBufferEvent | null;
-  connection(req: EventHttpRequest<unknown>): unknown;
+  connection(req: EventHttpRequest<unknown>): HttpServerConnection | EventHttpConnection | null;
 }
 
 /** Callback of a client request: the request with its response, or null on timeout. */
@@ -360,11 +362,12 @@ export class EventHttpRequest<A = unknown> {
   }
 
   /**
-   * The connection of the request (server side: an object with
-   * `setCloseCallback()` and `getPeer()`), or null.
+   * The connection of the request: the server's connection (with
+   * `setCloseCallback()`, `getPeer()`, `getBase()`) for a server request, the
+   * EventHttpConnection for a client request; null when there is none.
    * @example `req.getConnection()?.setCloseCallback(() => console.log('closed'))`
    */
-  getConnection(): unknown {
+  getConnection(): HttpServerConnection | EventHttpConnection | null {
     return this.exchange?.connection(this as unknown as EventHttpRequest<unknown>) ?? null;
   }
 
@@ -384,6 +387,7 @@ export class EventHttpRequest<A = unknown> {
   free(): void {
     if (this.#freed) return;
     this.#freed = true;
+    if (this.#cb === null && this.exchange !== null && !this.replied) this.sendError(500);
   }
 
   #serverExchange(what: string): Exchange | null {

@@ -36,6 +36,8 @@ const CMD_NAMES: [number, string][] = [
 ];
 
 const CONTINUE = Buffer.from('HTTP/1.1 100 Continue\r\n\r\n', 'latin1');
+/** Bytes of pipelined input a connection buffers while a request is handled before it stops reading. */
+const PIPELINE_BACKLOG = 64 * 1024;
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&#039;'));
@@ -112,7 +114,7 @@ export class EventHttp {
   #maxBody = Infinity;
   #maxHeaders = 8192;
   #timeoutMs = 50_000;
-  /** @internal */ conns = new Set<ServerConnection>();
+  /** @internal */ conns = new Set<HttpServerConnection>();
   #sweep: Event | null = null;
   #aliases = new Set<string>();
   #vhosts: { pattern: string; http: EventHttp }[] = [];
@@ -387,7 +389,7 @@ export class EventHttp {
     const bev = this.#ctx !== null
       ? EventBufferEvent.sslSocket(this.#base, sock, this.#ctx, EventBufferEvent.SSL_ACCEPTING, EventBufferEvent.OPT_CLOSE_ON_FREE)
       : new EventBufferEvent(this.#base, sock, EventBufferEvent.OPT_CLOSE_ON_FREE);
-    const conn = new ServerConnection(this, bev, sock);
+    const conn = new HttpServerConnection(this, bev, sock);
     this.conns.add(conn);
     if (this.#sweep === null) {
       this.#sweep = new Event(this.#base, -1, Event.TIMEOUT | Event.PERSIST, () => this.#runSweep());
@@ -409,7 +411,7 @@ export class EventHttp {
   }
 
   /** A connection went away. @internal */
-  forget(conn: ServerConnection): void {
+  forget(conn: HttpServerConnection): void {
     this.conns.delete(conn);
     if (this.conns.size === 0 && this.#sweep !== null) {
       this.#sweep.free();
@@ -470,9 +472,18 @@ const enum Phase {
 /**
  * One server connection: parses requests, runs callbacks one request at a
  * time (pipelined requests wait in the parser), writes replies in order.
- * It is also the object `EventHttpRequest.getConnection()` returns.
+ * It is also the object `EventHttpRequest.getConnection()` returns; it is
+ * created by the server, never by applications.
+ * @example
+ * ```ts
+ * http.setDefaultCallback((req) => {
+ *   const conn = req.getConnection() as HttpServerConnection;
+ *   conn.setCloseCallback(() => console.log('_close_callback'));
+ *   req.sendReply(200, 'OK');
+ * });
+ * ```
  */
-class ServerConnection implements Exchange {
+export class HttpServerConnection implements Exchange {
   readonly http: EventHttp;
   readonly bev: EventBufferEvent;
   readonly sock: Socket;
@@ -485,8 +496,9 @@ class ServerConnection implements Exchange {
   #driving = false;
   #keepAlive = true;
   #chunked = 0; // 0 none, 1 chunked framing, 2 until close
-  #closeCb: { cb: (conn: ServerConnection, arg: unknown) => void; arg: unknown } | null = null;
+  #closeCb: { cb: (conn: HttpServerConnection, arg: unknown) => void; arg: unknown } | null = null;
   #upgraded = false;
+  #peerEof = false;
 
   constructor(http: EventHttp, bev: EventBufferEvent, sock: Socket) {
     this.http = http;
@@ -515,32 +527,36 @@ class ServerConnection implements Exchange {
 
   #onReadable(): void {
     if (this.#phase === Phase.Closed || this.#upgraded) return;
-    const input = this.bev.input;
-    const data = input.read(input.length);
-    if (data === null) return;
-    if (this.#pending !== null) {
-      this.#pending = Buffer.concat([this.#pending, data]);
-    } else {
-      this.#pending = data;
+    if (this.#phase === Phase.Handling) {
+      // Pipelined bytes wait in the input; past a bound, stop reading (backpressure).
+      if (this.bev.input.length >= PIPELINE_BACKLOG) this.bev.disable(READ);
+      return;
     }
     if (!this.#driving) this.#drive();
   }
 
-  /** Feeds pending bytes to the parser and runs complete requests, in order. */
+  /** Feeds the backlog to the parser and runs complete requests, in order, one at a time. */
   #drive(): void {
     this.#driving = true;
     try {
-      while (this.#pending !== null && this.#phase === Phase.Reading) {
-        const buf = this.#pending;
+      for (;;) {
+        if ((this.#phase as Phase) !== Phase.Reading || this.#upgraded) return;
+        let buf = this.#pending;
         this.#pending = null;
+        if (buf === null) {
+          const input = this.bev.input;
+          if (input.length === 0) break;
+          buf = input.read(input.length) as Buffer;
+        }
         const n = this.parser.execute(buf);
         const phase = this.#phase as Phase;
         if (phase === Phase.Closed || this.#upgraded) return;
         if (n < buf.length && this.parser.error === null) this.#pending = buf.subarray(n);
         const req = this.#req;
         if (req !== null && phase === Phase.Handling && this.parser.paused) this.#run(req);
-        if ((this.#phase as Phase) === Phase.Handling) break; // waiting for an asynchronous reply
       }
+      // Everything received so far is parsed: a client that half-closed gets no more replies.
+      if (this.#peerEof && this.#phase === Phase.Reading) this.destroy();
     } finally {
       this.#driving = false;
     }
@@ -559,17 +575,26 @@ class ServerConnection implements Exchange {
     req.setHead(head);
     this.#req = req;
     this.#head = head;
-    if (head.expectContinue && (head.chunked || (head.contentLength ?? 0) > 0)) {
-      if ((req.command & this.http.allowed) !== 0) this.bev.output.add(CONTINUE);
+    const hasBody = head.chunked || (head.contentLength ?? 0) > 0;
+    if (hasBody && head.expectContinue && (req.command & this.http.allowed) === 0) {
+      // A client waiting for 100 Continue gets the final answer at once (RFC 9110 10.1.1).
+      // It may still send the body, which cannot be told from a next request: close after.
+      this.#keepAlive = false;
+      this.#phase = Phase.Handling;
+      this.#sendPage(req, 405, null, [['Allow', this.http.allowHeader]], errorBody(405, statusText(405)));
+      return;
     }
+    if (head.expectContinue && hasBody) this.bev.output.add(CONTINUE);
   }
 
   #onBody(chunk: Buffer): void {
+    if (this.#phase !== Phase.Reading) return;
     this.#req?.getInputBuffer().appendOwned(chunk);
     this.deadline = performance.now() + this.http.timeoutMs; // a body that keeps coming is not idle
   }
 
   #onComplete(): boolean {
+    if (this.#phase !== Phase.Reading) return false;
     this.#phase = Phase.Handling;
     this.deadline = Infinity;
     return false; // pause: one request at a time
@@ -612,14 +637,14 @@ class ServerConnection implements Exchange {
   }
 
   #onEvent(events: number): void {
-    if ((events & (EventBufferEvent.EOF | EventBufferEvent.ERROR | EventBufferEvent.TIMEOUT)) !== 0) {
-      if ((events & EventBufferEvent.EOF) !== 0 && this.#phase === Phase.Handling && !this.#upgraded) {
-        // the client half-closed after sending its request: answer, then close
-        this.#keepAlive = false;
-        return;
-      }
-      this.destroy();
+    if ((events & (EventBufferEvent.EOF | EventBufferEvent.ERROR | EventBufferEvent.TIMEOUT)) === 0) return;
+    if ((events & EventBufferEvent.EOF) !== 0 && !this.#upgraded) {
+      // The client half-closed after sending its requests: answer every complete one, then close.
+      this.#peerEof = true;
+      if (this.#phase === Phase.Reading && !this.#driving) this.#drive();
+      return;
     }
+    this.destroy();
   }
 
   // ------------------------------------------------------------ output (Exchange)
@@ -693,7 +718,7 @@ class ServerConnection implements Exchange {
     return this.#phase === Phase.Closed ? null : this.bev;
   }
 
-  connection(): ServerConnection {
+  connection(): HttpServerConnection {
     return this;
   }
 
@@ -701,8 +726,8 @@ class ServerConnection implements Exchange {
    * Calls `cb(connection, arg)` when the connection closes.
    * @example `req.getConnection().setCloseCallback(() => console.log('_close_callback'))`
    */
-  setCloseCallback<A>(cb: (conn: ServerConnection, arg: A) => void, arg?: A): void {
-    this.#closeCb = { cb: cb as (conn: ServerConnection, arg: unknown) => void, arg };
+  setCloseCallback<A>(cb: (conn: HttpServerConnection, arg: A) => void, arg?: A): void {
+    this.#closeCb = { cb: cb as (conn: HttpServerConnection, arg: unknown) => void, arg };
   }
 
   /**
@@ -722,7 +747,7 @@ class ServerConnection implements Exchange {
 
   /** Closes the connection when it has no request in progress (shutdown). */
   closeIfIdle(): void {
-    if (this.#phase === Phase.Reading && this.parser.idle && this.#pending === null) this.destroy();
+    if (this.#phase === Phase.Reading && this.parser.idle && this.#pending === null && this.bev.input.length === 0) this.destroy();
     else this.#keepAlive = false;
   }
 
@@ -783,12 +808,17 @@ class ServerConnection implements Exchange {
     if (this.#phase === Phase.Closed) return;
     this.#req = null;
     this.#head = null;
-    if (!this.#keepAlive || this.parser.error !== null || this.#upgraded) {
+    if (this.#upgraded) {
+      // 101: the application owns the connection now. Anything else declines the upgrade:
+      // the bytes after the head cannot be parsed as HTTP, so the connection ends here.
       this.#phase = Phase.Closed;
-      if (!this.#upgraded) {
-        this.bev.free(); // sends what is queued, then closes
-        this.http.forget(this);
-      }
+      if (code !== 101) this.bev.free();
+      return;
+    }
+    if (!this.#keepAlive || this.parser.error !== null) {
+      this.#phase = Phase.Closed;
+      this.bev.free(); // sends what is queued, then closes
+      this.http.forget(this);
       const cb = this.#closeCb;
       this.#closeCb = null;
       cb?.cb(this, cb.arg);
@@ -797,7 +827,8 @@ class ServerConnection implements Exchange {
     this.#phase = Phase.Reading;
     this.deadline = performance.now() + this.http.timeoutMs;
     this.parser.resume();
-    if (!this.#driving && this.#pending !== null) this.#drive();
+    if ((this.bev.getEnabled() & READ) === 0 && !this.#peerEof) this.bev.enable(READ);
+    if (!this.#driving) this.#drive();
   }
 }
 

@@ -693,8 +693,11 @@ export class EventListener<A = unknown> {
   }
 
   /**
-   * Sets the callback run (from the loop) when accepting fails, for example
-   * with EMFILE, or when an adopted server fails to listen. It receives
+   * Sets the callback run (from the loop) when accepting fails, or when an
+   * adopted server fails to listen. Note that running out of descriptors
+   * (EMFILE/ENFILE) does not reach it: libuv handles that itself by
+   * accepting and closing the surplus connections with a reserve descriptor,
+   * so the listener keeps serving the others. It receives
    * `(listener, arg)`; `EventUtil.getLastSocketErrno()` and
    * `getLastSocketError()` tell what failed. Without an error callback the
    * failure is recorded as an `ERR_EVENT_LISTENER` warning

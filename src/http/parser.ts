@@ -1002,8 +1002,14 @@ export abstract class HttpMessageParser {
           next = pos + 1;
         }
       } else if (st === S_BODY_EOF) {
-        if (this.mh.onBody !== undefined) this.mh.onBody(buf.subarray(pos, end));
-        next = end;
+        const total = this.bodyTotal + (end - pos);
+        if (total > this.maxBodyBytes) {
+          next = this.fail('ERR_HTTP_BODY_TOO_LARGE', `Body read until the close is larger than ${this.maxBodyBytes} bytes`);
+        } else {
+          this.bodyTotal = total;
+          if (this.mh.onBody !== undefined) this.mh.onBody(buf.subarray(pos, end));
+          next = end;
+        }
       } else if (st < S_UPGRADED) {
         next = this.execChunked(buf, pos, end);
       } else {
@@ -1283,6 +1289,7 @@ export abstract class HttpMessageParser {
     }
     if (length < 0) {
       this.state = S_BODY_EOF;
+      this.bodyTotal = 0;
       return true;
     }
     this.state = S_START;

@@ -668,3 +668,19 @@ describe('ResponseParser', () => {
     assert.deepEqual(events, [200, -1]);
   });
 });
+
+test('ResponseParser: maxBodyBytes also limits a body read until the close', () => {
+  let err: HttpParseError | null = null;
+  let got = 0;
+  const p = new ResponseParser({ onResponse() {}, onBody: (b) => (got += b.length), onError: (e) => (err = e) }, { maxBodyBytes: 5 });
+  p.addRequest('GET');
+  p.execute(Buffer.from('HTTP/1.1 200 OK\r\n\r\nhello world', 'latin1'));
+  assert.equal(got, 0);
+  assert.equal((err as HttpParseError | null)?.status, 413);
+  const ok = new ResponseParser({ onResponse() {}, onBody: (b) => (got += b.length) }, { maxBodyBytes: 5 });
+  ok.addRequest('GET');
+  ok.execute(Buffer.from('HTTP/1.1 200 OK\r\n\r\nhel', 'latin1'));
+  ok.execute(Buffer.from('lo', 'latin1'));
+  ok.finish();
+  assert.equal(got, 5);
+});

@@ -48,6 +48,8 @@ const makeView: ViewFn = (() => {
 
 /** Smallest chunk allocated for copied data. */
 const MIN_CHUNK = 4096;
+/** Chunks for appends up to this size are carved from Node's Buffer pool. */
+const SMALL_CHUNK = 1024;
 /** Above this size a copy gets a chunk of exactly its size (no rounding up). */
 const MAX_ROUNDED_CHUNK = 1 << 20;
 /** Reads from a descriptor up to this size are copied into spare room instead of queued as their own chunk. */
@@ -1277,10 +1279,16 @@ export class EventBuffer {
       r.start = r.end;
       return r;
     }
+    if (n <= SMALL_CHUNK) {
+      // Small chunks (a reply head, a short body) come from Node's shared pool: no
+      // zero-filled allocation per chunk. The memory is this chunk's alone.
+      const b = Buffer.allocUnsafe(SMALL_CHUNK);
+      return new Chunk(b, 0, 0, SMALL_CHUNK, true);
+    }
     let cap = MIN_CHUNK;
     if (n > MAX_ROUNDED_CHUNK) cap = n;
     else while (cap < n) cap *= 2;
-    // A fresh ArrayBuffer (zero-filled) is cheaper here than Buffer.allocUnsafe.
+    // For larger chunks a fresh ArrayBuffer (zero-filled) is cheaper than Buffer.allocUnsafe.
     return new Chunk(makeView(new ArrayBuffer(cap), 0, cap), 0, 0, cap, true);
   }
 

@@ -659,8 +659,8 @@ export class HttpServerConnection implements Exchange {
       own?.drain(own.length);
       body?.drain(body.length);
     } else {
-      if (own !== null && own.length > 0) out.addBuffer(own);
-      if (body !== null && body.length > 0) out.addBuffer(body);
+      appendBody(out, own);
+      appendBody(out, body);
     }
     this.#finish(req, code);
   }
@@ -829,6 +829,21 @@ export class HttpServerConnection implements Exchange {
     this.parser.resume();
     if ((this.bev.getEnabled() & READ) === 0 && !this.#peerEof) this.bev.enable(READ);
     if (!this.#driving) this.#drive();
+  }
+}
+
+/** Bodies up to this size are copied behind the head: replies of a pipelined batch leave as one write. */
+const COPY_BODY_MAX = 2048;
+
+function appendBody(out: EventBuffer, body: EventBuffer | null): void {
+  if (body === null) return;
+  const n = body.length;
+  if (n === 0) return;
+  if (n <= COPY_BODY_MAX) {
+    out.add(body.pullup(n) as Buffer);
+    body.drain(n);
+  } else {
+    out.addBuffer(body);
   }
 }
 

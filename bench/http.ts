@@ -1,0 +1,581 @@
+/**
+ * HTTP hello world: EventHttp against node:http and a raw node:net server
+ * (a fixed reply per request: the upper bound for a JavaScript server),
+ * measured in the same run by the same load generator, wrk.
+ *
+ *   npx tsx bench/http.ts                     (about 45 s)
+ *   npx tsx bench/http.ts --duration 10       (seconds per measurement; default 5)
+ *   npx tsx bench/http.ts --rounds 3          (more rounds, alternating order; medians)
+ *   npx tsx bench/http.ts --only eventide,node (a subset of eventide, node, raw)
+ *   npx tsx bench/http.ts --profile           (EventHttp only, under `node --cpu-prof`,
+ *                                              keep-alive then pipelined load; prints
+ *                                              where its CPU time goes)
+ *
+ * Placement: each server runs in its own child process pinned to CPU 0
+ * (`taskset -c 0`), wrk (`-t1`) pinned to CPU 1 (`taskset -c 1`); without
+ * taskset or with fewer than 2 CPUs nothing is pinned and the report says so.
+ * Only 127.0.0.1 is used. wrk must be installed (`apt-get install -y wrk`).
+ *
+ * Every server answers `GET /` with the 13-byte body `Hello, World!` and
+ * `Content-Type: text/plain` (EventHttp and node:http add Date; the raw
+ * server sends a fixed byte string and counts requests by their `\r\n\r\n`,
+ * also across reads, answering all requests of a read with one write).
+ *
+ * Workloads (wrk -t1 -c64, `--latency`):
+ * 1. keep-alive: one request at a time per connection;
+ * 2. pipelined: 16 requests per write (a Lua script, `pipeline.lua`, written
+ *    to a temporary directory).
+ * Each workload gets a 1 s warm-up, then a measured run of `--duration` s.
+ * Reported: requests/s, p99 latency, and the server's CPU time per request
+ * (utime + stime of the server process from /proc/PID/stat before and after
+ * the measured run, divided by the requests wrk completed). Then the ratios
+ * EventHttp / node:http against the targets: keep-alive >= 1.4x, pipelined
+ * >= 5x, p99 no worse than node:http.
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createNetServer, type Socket } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+const HOST = '127.0.0.1';
+const BODY = 'Hello, World!';
+
+type Kind = 'eventide' | 'node' | 'raw';
+const KINDS: Kind[] = ['eventide', 'node', 'raw'];
+const LABEL: Record<Kind, string> = { eventide: 'EventHttp', node: 'node:http', raw: 'raw node:net' };
+
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+// ====================================================================== servers (child role)
+
+function listening(port: number): void {
+  process.stderr.write(`Listening on ${HOST}:${port}\n`);
+}
+
+function stopOnSignal(): void {
+  // process.exit() also lets `--cpu-prof` write its profile
+  const stop = (): void => process.exit(0);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+async function eventideServer(): Promise<void> {
+  const { EventBase } = await import('../src/event/base.js');
+  const { EventBuffer } = await import('../src/event/buffer.js');
+  const { EventHttp } = await import('../src/http/server.js');
+  const { EventHttpRequest } = await import('../src/http/request.js');
+  const base = new EventBase();
+  const http = new EventHttp(base);
+  http.setCallback('/', (req) => {
+    req.addHeader('Content-Type', 'text/plain', EventHttpRequest.OUTPUT_HEADER);
+    const buf = new EventBuffer();
+    buf.add(BODY);
+    req.sendReply(200, 'OK', buf);
+  });
+  if (!http.bind(HOST, 0)) throw new Error('bind failed');
+  stopOnSignal();
+  listening(http.getBoundPorts()[0] as number);
+  await base.dispatch();
+}
+
+function nodeServer(): void {
+  const server = createHttpServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '13' });
+    res.end(BODY);
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, HOST, () => listening((server.address() as { port: number }).port));
+  stopOnSignal();
+}
+
+const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
+
+/**
+ * Counts complete request heads (`\r\n\r\n`) in a stream of chunks, also
+ * when the terminator is split across reads. (GET requests: no bodies.)
+ */
+export class HeadCounter {
+  /** Bytes of `\r\n\r\n` matched at the end of the previous chunk (0-3). */
+  private st = 0;
+
+  count(d: Buffer): number {
+    let n = 0;
+    let pos = 0;
+    if (this.st > 0) {
+      let k = this.st;
+      let i = 0;
+      while (k < 4 && i < d.length && d[i] === CRLFCRLF[k]) {
+        k++;
+        i++;
+      }
+      if (k === 4) {
+        n++;
+        pos = i;
+      } else if (i === d.length) {
+        this.st = k;
+        return 0;
+      }
+      this.st = 0;
+    }
+    for (;;) {
+      const j = d.indexOf(CRLFCRLF, pos);
+      if (j < 0) break;
+      n++;
+      pos = j + 4;
+    }
+    const len = d.length;
+    for (let k = Math.min(3, len - pos); k > 0; k--) {
+      if (d.compare(CRLFCRLF, 0, k, len - k, len) === 0) {
+        this.st = k;
+        break;
+      }
+    }
+    return n;
+  }
+}
+
+function rawServer(): void {
+  const one = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\n${BODY}`, 'latin1');
+  const cache: Buffer[] = [];
+  const reply = (n: number): Buffer => {
+    if (n < 64) return (cache[n] ??= Buffer.concat(Array.from({ length: n }, () => one)));
+    return Buffer.concat(Array.from({ length: n }, () => one));
+  };
+  const server = createNetServer({ noDelay: true }, (s: Socket) => {
+    const counter = new HeadCounter();
+    s.on('error', () => s.destroy());
+    s.on('data', (d: Buffer) => {
+      const n = counter.count(d);
+      if (n > 0) s.write(reply(n));
+    });
+  });
+  server.listen(0, HOST, () => listening((server.address() as { port: number }).port));
+  stopOnSignal();
+}
+
+// ====================================================================== driver
+
+interface WrkResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p99us: number;
+  avgUs: number;
+  errors: string;
+  raw: string;
+  /** CPU seconds wrk used (sampled from /proc while it ran). */
+  wrkCpu: number;
+}
+
+interface Row {
+  kind: Kind;
+  mode: Mode;
+  wrk: WrkResult;
+  cpuUsPerReq: number;
+  /** Share of one CPU the server used during the measured run. */
+  serverLoad: number;
+  /** Share of one CPU that other processes (not the server, not wrk) used: interference. */
+  otherLoad: number;
+}
+
+type Mode = 'keep-alive' | 'pipelined';
+const MODES: Mode[] = ['keep-alive', 'pipelined'];
+const PIPELINE = 16;
+
+function have(cmd: string, args: string[]): boolean {
+  const r = spawnSync(cmd, args, { stdio: 'ignore' });
+  return r.error === undefined;
+}
+
+function clockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** utime + stime of a process in seconds (Linux /proc), or NaN. */
+function cpuSeconds(pid: number, tck: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // after "pid (comm) ": state=field 3 at index 0, so utime (14) is index 11, stime (15) index 12
+    return (Number(rest[11]) + Number(rest[12])) / tck;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Busy time of the whole machine in seconds (all CPUs, /proc/stat), or NaN. */
+function machineBusySeconds(tck: number): number {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal ...: busy = all but idle and iowait
+    return (f.reduce((a, b) => a + b, 0) - (f[3] ?? 0) - (f[4] ?? 0)) / tck;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function toMicros(v: string): number {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(v.trim());
+  if (m === null) return Number.NaN;
+  const x = Number(m[1]);
+  return m[2] === 'us' ? x : m[2] === 'ms' ? x * 1e3 : m[2] === 's' ? x * 1e6 : x * 60e6;
+}
+
+function parseWrk(out: string): WrkResult {
+  const req = /(\d+) requests in ([\d.]+)(us|ms|s|m),/.exec(out);
+  const p99 = /^EVENTIDE_P99 (\d+) ([\d.]+)/m.exec(out);
+  const avg = /^\s*Latency\s+(\S+)/m.exec(out);
+  const errs: string[] = [];
+  const sock = /Socket errors: (.*)/.exec(out);
+  if (sock !== null) errs.push(`socket errors: ${sock[1]}`);
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  if (non2xx !== null) errs.push(`non-2xx: ${non2xx[1]}`);
+  if (req === null) throw new Error(`cannot parse wrk output:\n${out}`);
+  const requests = Number(req[1]);
+  const seconds = toMicros(`${req[2]}${req[3]}`) / 1e6;
+  return { requests, seconds, rps: requests / seconds, p99us: p99 ? Number(p99[1]) : Number.NaN, avgUs: avg ? toMicros(avg[1] as string) : Number.NaN, errors: errs.join('; '), raw: out, wrkCpu: Number.NaN };
+}
+
+/**
+ * wrk's `done()` hook printing a p99 that survives wrk's latency
+ * correction. wrk records one latency sample per *batch* of pipelined
+ * requests but corrects for coordinated omission with an interval computed
+ * per *response*; the phantom samples it then adds can fall below the
+ * recorded minimum, where its percentile scan never looks, and every
+ * percentile above the share of samples it can see prints as `0.00us`. The
+ * hook finds that share (the highest percentile that is not 0) by bisection
+ * and prints the 99th percentile of the samples in range: exactly wrk's p99
+ * when nothing fell out of range (keep-alive), the batch p99 when pipelining.
+ */
+const P99_LUA = `done = function(summary, latency, requests)
+  local lo, hi = 0, 100
+  for i = 1, 40 do
+    local mid = (lo + hi) / 2
+    if latency:percentile(mid) > 0 then lo = mid else hi = mid end
+  end
+  io.write(string.format("EVENTIDE_P99 %d %.6f\\n", latency:percentile(0.99 * lo), lo))
+end
+`;
+
+interface Env {
+  pin: boolean;
+  tck: number;
+  lua: string;
+  latencyLua: string;
+  connections: number;
+  duration: number;
+}
+
+function pinned(env: Env, cpu: number, cmd: string, args: string[]): [string, string[]] {
+  return env.pin ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args];
+}
+
+async function runWrk(env: Env, port: number, mode: Mode, seconds: number): Promise<WrkResult> {
+  const args = ['-t1', `-c${env.connections}`, `-d${seconds}s`, '--latency', '--timeout', '5s'];
+  args.push('-s', mode === 'pipelined' ? env.lua : env.latencyLua);
+  args.push(`http://${HOST}:${port}/`);
+  const [cmd, full] = pinned(env, 1, 'wrk', args);
+  const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const killer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
+  // wrk's own CPU time: the last sample before it exits (it prints its report at the very end)
+  let wrkCpu = Number.NaN;
+  const sample = setInterval(() => {
+    const c = cpuSeconds(child.pid as number, env.tck);
+    if (Number.isFinite(c)) wrkCpu = c;
+  }, 100);
+  const [code] = (await once(child, 'close')) as [number | null];
+  clearInterval(sample);
+  clearTimeout(killer);
+  if (code !== 0) throw new Error(`wrk exited with ${code}: ${err}${out}`);
+  return { ...parseWrk(out), wrkCpu };
+}
+
+interface Started {
+  child: ChildProcess;
+  port: number;
+}
+
+async function startServer(env: Env, kind: Kind, nodeArgs: string[] = []): Promise<Started> {
+  const [cmd, args] = pinned(env, 0, process.execPath, [...nodeArgs, '--import', 'tsx', SELF, '--role', 'server', '--kind', kind]);
+  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'pipe'] });
+  let err = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${kind} server did not start: ${err}`)), 30000);
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+      const m = /Listening on [\d.]+:(\d+)/.exec(err);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${kind} server exited (${code}): ${err}`));
+    });
+  });
+  // a correct answer first
+  const res = await fetch(`http://${HOST}:${port}/`);
+  const text = await res.text();
+  if (res.status !== 200 || text !== BODY) throw new Error(`${kind} server answered ${res.status} ${JSON.stringify(text)}`);
+  return { child, port };
+}
+
+async function stopServer(s: Started): Promise<void> {
+  if (s.child.exitCode !== null || s.child.signalCode !== null) return;
+  const exited = once(s.child, 'exit');
+  s.child.kill('SIGTERM');
+  const t = setTimeout(() => s.child.kill('SIGKILL'), 10000);
+  await exited;
+  clearTimeout(t);
+}
+
+async function measure(env: Env, kind: Kind, modes: Mode[]): Promise<Row[]> {
+  const s = await startServer(env, kind);
+  const rows: Row[] = [];
+  try {
+    for (const mode of modes) {
+      await runWrk(env, s.port, mode, 1); // warm-up
+      const pid = s.child.pid as number;
+      const c0 = cpuSeconds(pid, env.tck);
+      const m0 = machineBusySeconds(env.tck);
+      const wrk = await runWrk(env, s.port, mode, env.duration);
+      const c1 = cpuSeconds(pid, env.tck);
+      const m1 = machineBusySeconds(env.tck);
+      const server = c1 - c0;
+      rows.push({
+        kind,
+        mode,
+        wrk,
+        cpuUsPerReq: (server * 1e6) / wrk.requests,
+        serverLoad: server / wrk.seconds,
+        otherLoad: Math.max(0, m1 - m0 - server - (Number.isFinite(wrk.wrkCpu) ? wrk.wrkCpu : 0)) / wrk.seconds,
+      });
+      process.stderr.write(`  ${LABEL[kind].padEnd(13)} ${mode.padEnd(10)} ${Math.round(wrk.rps).toLocaleString('en-US').padStart(10)} req/s\n`);
+    }
+  } finally {
+    await stopServer(s);
+  }
+  return rows;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+function fmtUs(us: number): string {
+  if (!Number.isFinite(us)) return 'n/a';
+  return us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(0)} µs`;
+}
+
+// ---------------------------------------------------------------------- profile
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** `src/...` for the package's sources, the URL for node: internals, else the file name. */
+function shortUrl(url: string): string {
+  if (url.startsWith('node:')) return url;
+  const i = url.lastIndexOf('/src/');
+  return i >= 0 && !url.includes('/node_modules/') ? `src/${url.slice(i + 5)}` : basename(url);
+}
+
+function summariseProfile(file: string, top = 30): void {
+  const prof = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map<number, ProfileNode>();
+  for (const n of prof.nodes) byId.set(n.id, n);
+  const self = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  let total = 0;
+  let idle = 0;
+  for (let i = 0; i < prof.samples.length; i++) {
+    const dt = prof.timeDeltas[i + 1] ?? prof.timeDeltas[i] ?? 0;
+    const node = byId.get(prof.samples[i] as number);
+    if (node === undefined) continue;
+    const f = node.callFrame;
+    total += dt;
+    if (f.functionName === '(idle)') {
+      idle += dt;
+      continue;
+    }
+    // line numbers of the package's sources are positions in tsx's transpiled output: left out
+    const short = shortUrl(f.url);
+    const where = f.url === '' ? '' : short.startsWith('src/') ? short : `${short}:${f.lineNumber + 1}`;
+    const key = `${f.functionName || '(anonymous)'}  ${where}`;
+    self.set(key, (self.get(key) ?? 0) + dt);
+    const mod = f.url === '' ? f.functionName : f.url.startsWith('node:') ? 'node: internals' : shortUrl(f.url);
+    byFile.set(mod, (byFile.get(mod) ?? 0) + dt);
+  }
+  const busy = total - idle;
+  console.log(`\nProfile ${file}`);
+  console.log(`samples: ${(total / 1e6).toFixed(2)} s, idle ${((idle / total) * 100).toFixed(1)}%; percentages below are of the busy time (${(busy / 1e6).toFixed(2)} s)\n`);
+  console.log('Top self time by function:');
+  for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    console.log(`  ${((v / busy) * 100).toFixed(1).padStart(5)}%  ${k}`);
+  }
+  console.log('\nSelf time by module:');
+  for (const [k, v] of [...byFile.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
+    console.log(`  ${((v / busy) * 100).toFixed(1).padStart(5)}%  ${k}`);
+  }
+}
+
+async function profile(env: Env): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'eventide-http-prof-'));
+  try {
+    for (const mode of MODES) {
+      const sub = join(dir, mode);
+      const s = await startServer(env, 'eventide', ['--cpu-prof', `--cpu-prof-dir=${sub}`]);
+      try {
+        const wrk = await runWrk(env, s.port, mode, env.duration);
+        console.log(`\nEventHttp ${mode} under --cpu-prof: ${Math.round(wrk.rps).toLocaleString('en-US')} req/s, p99 ${fmtUs(wrk.p99us)}`);
+      } finally {
+        await stopServer(s);
+      }
+      const files = readdirSync(sub).filter((f) => f.endsWith('.cpuprofile'));
+      if (files.length === 0) throw new Error('no .cpuprofile written');
+      summariseProfile(join(sub, files[0] as string));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  if (!have('wrk', ['--version'])) {
+    console.error('wrk is not installed: apt-get install -y wrk');
+    process.exit(2);
+  }
+  const cpus = availableParallelism();
+  const pin = cpus >= 2 && have('taskset', ['-V']);
+  const duration = Number(argValue('--duration') ?? 5);
+  const rounds = Math.max(1, Number(argValue('--rounds') ?? 1));
+  const only = (argValue('--only')?.split(',') ?? KINDS) as Kind[];
+  const dir = mkdtempSync(join(tmpdir(), 'eventide-http-bench-'));
+  const lua = join(dir, 'pipeline.lua');
+  const latencyLua = join(dir, 'latency.lua');
+  writeFileSync(latencyLua, P99_LUA);
+  writeFileSync(
+    lua,
+    `init = function(args)\n  local r = {}\n  for i = 1, ${PIPELINE} do\n    r[i] = wrk.format(nil, "/")\n  end\n  req = table.concat(r)\nend\n\nrequest = function()\n  return req\nend\n\n${P99_LUA}`,
+  );
+  const env: Env = { pin, tck: clockTicks(), lua, latencyLua, connections: 64, duration };
+  const wrkVersion = spawnSync('wrk', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0] ?? 'wrk';
+  console.log(`HTTP hello world (${BODY.length}-byte body), wrk -t1 -c${env.connections} -d${duration}s --latency; pipelined: ${PIPELINE} requests per write`);
+  console.log(`node ${process.version}, ${cpus} CPUs, ${pin ? 'server pinned to CPU 0, wrk to CPU 1 (taskset)' : 'NOT pinned (taskset missing or < 2 CPUs)'}; ${wrkVersion.trim()}`);
+  try {
+    if (process.argv.includes('--profile')) {
+      await profile(env);
+      return;
+    }
+    const rows: Row[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? only : [...only].reverse();
+      for (const kind of order) rows.push(...(await measure(env, kind, MODES)));
+    }
+    const agg = (kind: Kind, mode: Mode): { rps: number; p99: number; avg: number; cpu: number; errors: string; load: number; wrkLoad: number; other: number } | null => {
+      const rs = rows.filter((x) => x.kind === kind && x.mode === mode);
+      if (rs.length === 0) return null;
+      return {
+        rps: median(rs.map((x) => x.wrk.rps)),
+        p99: median(rs.map((x) => x.wrk.p99us)),
+        avg: median(rs.map((x) => x.wrk.avgUs)),
+        cpu: median(rs.map((x) => x.cpuUsPerReq)),
+        errors: [...new Set(rs.map((x) => x.wrk.errors).filter((e) => e !== ''))].join('; '),
+        load: median(rs.map((x) => x.serverLoad)),
+        wrkLoad: median(rs.map((x) => x.wrk.wrkCpu / x.wrk.seconds)),
+        other: Math.max(...rs.map((x) => x.otherLoad)),
+      };
+    };
+    console.log('');
+    console.log(`| server | workload | req/s | p99 latency | avg latency | server CPU / req | server CPU use | wrk CPU use | other processes | errors |`);
+    console.log(`|---|---|---:|---:|---:|---:|---:|---:|---:|---|`);
+    for (const mode of MODES) {
+      for (const kind of only) {
+        const a = agg(kind, mode);
+        if (a === null) continue;
+        const pct = (x: number): string => (Number.isFinite(x) ? `${Math.round(x * 100)}%` : 'n/a');
+        console.log(`| ${LABEL[kind]} | ${mode} | ${Math.round(a.rps).toLocaleString('en-US')} | ${fmtUs(a.p99)} | ${fmtUs(a.avg)} | ${a.cpu.toFixed(2)} µs | ${pct(a.load)} | ${pct(a.wrkLoad)} | ${pct(a.other)} | ${a.errors || '-'} |`);
+      }
+    }
+    const e = (m: Mode): ReturnType<typeof agg> => agg('eventide', m);
+    const n = (m: Mode): ReturnType<typeof agg> => agg('node', m);
+    const ek = e('keep-alive');
+    const nk = n('keep-alive');
+    const ep = e('pipelined');
+    const np = n('pipelined');
+    if (ek !== null && nk !== null && ep !== null && np !== null) {
+      const mark = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+      const rk = ek.rps / nk.rps;
+      const rp = ep.rps / np.rps;
+      console.log('');
+      console.log('EventHttp / node:http:');
+      console.log(`  keep-alive req/s   ${rk.toFixed(2)}x   (target >= 1.4x: ${mark(rk >= 1.4)})`);
+      console.log(`  pipelined req/s    ${rp.toFixed(2)}x   (target >= 5x: ${mark(rp >= 5)})`);
+      console.log(`  keep-alive p99     ${fmtUs(ek.p99)} vs ${fmtUs(nk.p99)}   (target: no worse: ${mark(ek.p99 <= nk.p99)})`);
+      console.log(`  pipelined p99      ${fmtUs(ep.p99)} vs ${fmtUs(np.p99)}   (target: no worse: ${mark(ep.p99 <= np.p99)})`);
+      console.log(`  CPU per request    keep-alive ${(ek.cpu / nk.cpu).toFixed(2)}x, pipelined ${(ep.cpu / np.cpu).toFixed(2)}x (lower is better)`);
+      const rk2 = agg('raw', 'keep-alive');
+      const rp2 = agg('raw', 'pipelined');
+      if (rk2 !== null && rp2 !== null) {
+        console.log(`EventHttp / raw node:net (upper bound): keep-alive ${(ek.rps / rk2.rps).toFixed(2)}x, pipelined ${(ep.rps / rp2.rps).toFixed(2)}x`);
+      }
+    }
+    const worst = Math.max(...rows.map((x) => x.otherLoad));
+    if (worst > 0.1) console.log(`\nWARNING: other processes used up to ${Math.round(worst * 100)}% of a CPU during a measurement: the figures are disturbed (a server or wrk sharing its core); run again on an idle machine.`);
+    if (rounds === 1) console.log('\n(one round: figures drift from run to run; compare only numbers from the same run)');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === SELF;
+
+if (!isMain) {
+  // imported (for HeadCounter): run nothing
+} else if (process.argv.includes('--role')) {
+  const kind = argValue('--kind') as Kind;
+  if (kind === 'eventide') {
+    eventideServer().catch((err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    });
+  } else if (kind === 'node') nodeServer();
+  else if (kind === 'raw') rawServer();
+  else {
+    console.error(`unknown --kind ${String(kind)}`);
+    process.exit(2);
+  }
+} else {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1271,6 +1271,29 @@ export class EventBuffer {
     this.#push(c);
   }
 
+  /**
+   * Appends a string whose characters are all below U+0100 as latin1 (one
+   * byte per character, no UTF-8 encoding pass): HTTP heads use it.
+   * @internal
+   */
+  addLatin1(str: string): void {
+    const n = str.length;
+    if (n === 0) return;
+    const q = this.#q;
+    this.#len += n;
+    this.#changed();
+    if (this.#h < this.#t) {
+      const t = q[this.#t - 1]!;
+      if (t.cap - t.end >= n) {
+        t.end += t.buf.write(str, t.end, n, 'latin1');
+        return;
+      }
+    }
+    const c = this.#chunkFor(n);
+    c.end += c.buf.write(str, c.end, n, 'latin1');
+    this.#push(c);
+  }
+
   /** An empty chunk (not yet queued) with room for `n` bytes after its `end`. */
   #chunkFor(n: number): Chunk {
     const r = this.#reserve;

@@ -79,7 +79,8 @@ export class EventHttpRequest<A = unknown> {
   /** @internal */ command = 0;
   /** @internal */ method = '';
   /** @internal */ uri = '';
-  /** @internal */ host = '';
+  /** The host as received (Host header or absolute-form authority, port included). @internal */ rawHost = '';
+  #host: string | null = null;
   /** @internal */ major = 1;
   /** @internal */ minor = 1;
   #input: HeaderList | null = null;
@@ -166,7 +167,17 @@ export class EventHttpRequest<A = unknown> {
    * @example `req.getHost() // 'example.com'`
    */
   getHost(): string {
-    return this.host;
+    return (this.#host ??= stripPort(this.rawHost));
+  }
+
+  /** Sets the host (client side, or tests). @internal */
+  set host(value: string) {
+    this.#host = value;
+  }
+
+  /** The host without its port. @internal */
+  get host(): string {
+    return this.getHost();
   }
 
   /**
@@ -238,8 +249,9 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * Adds a header (duplicates allowed, sent in order). Any type other than
-   * OUTPUT_HEADER means INPUT_HEADER, as in the PHP extension. Names and
-   * values with CR, LF or NUL are refused (false): they would split the message.
+   * OUTPUT_HEADER means INPUT_HEADER, as in the PHP extension. Names must be
+   * tokens; values with CR, LF or NUL (they would split the message) or with
+   * characters beyond U+00FF (fields are sent as latin1 bytes) are refused (false).
    * @example `req.addHeader('Content-Type', 'text/plain', EventHttpRequest.OUTPUT_HEADER)`
    */
   addHeader(name: string, value: string, type: number): boolean {
@@ -403,11 +415,30 @@ export class EventHttpRequest<A = unknown> {
   }
 }
 
+/** A host without its port (`[::1]:80` gives `::1`). @internal */
+export function stripPort(host: string): string {
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end > 0 ? host.slice(1, end) : host;
+  }
+  const colon = host.lastIndexOf(':');
+  return colon > 0 ? host.slice(0, colon) : host;
+}
+
 function validStatus(code: number): boolean {
   return Number.isInteger(code) && code >= 100 && code <= 999;
 }
 
+const knownNames = new Set<string>();
+
 function validName(name: string): boolean {
+  if (knownNames.has(name)) return true;
+  if (!checkName(name)) return false;
+  if (knownNames.size < 1024) knownNames.add(name);
+  return true;
+}
+
+function checkName(name: string): boolean {
   for (let i = 0; i < name.length; i++) {
     const c = name.charCodeAt(i);
     // tchar
@@ -421,7 +452,7 @@ function validName(name: string): boolean {
 function validValue(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    if (c === 13 || c === 10 || c === 0) return false;
+    if (c === 13 || c === 10 || c === 0 || c > 255) return false; // fields are sent as latin1 bytes
   }
   return true;
 }

@@ -389,6 +389,7 @@ export class EventHttp {
     const bev = this.#ctx !== null
       ? EventBufferEvent.sslSocket(this.#base, sock, this.#ctx, EventBufferEvent.SSL_ACCEPTING, EventBufferEvent.OPT_CLOSE_ON_FREE)
       : new EventBufferEvent(this.#base, sock, EventBufferEvent.OPT_CLOSE_ON_FREE);
+    this.clock = performance.now();
     const conn = new HttpServerConnection(this, bev, sock);
     this.conns.add(conn);
     if (this.#sweep === null) {
@@ -401,8 +402,12 @@ export class EventHttp {
     return Math.max(0.05, Math.min(1, this.#timeoutMs / 4000));
   }
 
+  /** A coarse clock (ms) for connection deadlines, refreshed by the sweep. @internal */
+  clock = performance.now();
+
   #runSweep(): void {
     const now = performance.now();
+    this.clock = now;
     for (const c of this.conns) if (c.deadline < now) c.destroy();
     if (this.conns.size === 0 && this.#sweep !== null) {
       this.#sweep.free();
@@ -445,11 +450,13 @@ export class EventHttp {
   }
 
   /** The server whose callbacks serve a host. @internal */
-  serverFor(host: string): EventHttp {
-    if (this.#vhosts.length === 0 || host === '') return this;
+  serverFor(req: EventHttpRequest): EventHttp {
+    if (this.#vhosts.length === 0) return this;
+    const host = req.getHost();
+    if (host === '') return this;
     const h = lower(host);
     for (const v of this.#vhosts) {
-      if (globMatch(v.pattern, h) || v.http.#aliases.has(h)) return v.http.serverFor(host);
+      if (globMatch(v.pattern, h) || v.http.#aliases.has(h)) return v.http.serverFor(req);
     }
     return this;
   }
@@ -570,8 +577,7 @@ export class HttpServerConnection implements Exchange {
     req.uri = head.target;
     req.major = head.versionMajor;
     req.minor = head.versionMinor;
-    const host = head.host ?? '';
-    req.host = stripPort(host);
+    req.rawHost = head.host ?? '';
     req.setHead(head);
     this.#req = req;
     this.#head = head;
@@ -590,7 +596,7 @@ export class HttpServerConnection implements Exchange {
   #onBody(chunk: Buffer): void {
     if (this.#phase !== Phase.Reading) return;
     this.#req?.getInputBuffer().appendOwned(chunk);
-    this.deadline = performance.now() + this.http.timeoutMs; // a body that keeps coming is not idle
+    this.deadline = this.http.clock + this.http.timeoutMs; // a body that keeps coming is not idle
   }
 
   #onComplete(): boolean {
@@ -607,7 +613,7 @@ export class HttpServerConnection implements Exchange {
       this.#sendPage(req, 405, null, [['Allow', this.http.allowHeader]], errorBody(405, statusText(405)));
       return;
     }
-    const server = this.http.serverFor(req.host);
+    const server = this.http.serverFor(req);
     if (!server.dispatch(req)) {
       if (!req.replied) this.#sendPage(req, 404, 'Not Found', null, notFoundBody(req.uri));
     }
@@ -632,7 +638,7 @@ export class HttpServerConnection implements Exchange {
     if (rest.length > 0) this.bev.input.prepend(rest);
     this.bev.setCallbacks(null, null, null);
     this.http.forget(this);
-    const server = this.http.serverFor(req.host);
+    const server = this.http.serverFor(req);
     if (!server.dispatch(req)) this.#sendPage(req, 404, 'Not Found', null, notFoundBody(req.uri));
   }
 
@@ -654,7 +660,7 @@ export class HttpServerConnection implements Exchange {
     const noBody = req.command === EventHttpRequest.CMD_HEAD || code < 200 || code === 204 || code === 304;
     const own = req.outputBufferIfAny;
     const len = (own?.length ?? 0) + (body?.length ?? 0);
-    out.add(this.#statusAndHeaders(req, code, reason, noBody ? (code < 200 || code === 204 || code === 304 ? -1 : len) : len, false));
+    out.addLatin1(this.#statusAndHeaders(req, code, reason, noBody ? (code < 200 || code === 204 || code === 304 ? -1 : len) : len, false));
     if (noBody) {
       own?.drain(own.length);
       body?.drain(body.length);
@@ -678,7 +684,7 @@ export class HttpServerConnection implements Exchange {
     if (!http11) this.#keepAlive = false;
     this.#chunked = noBody || userLength ? 0 : http11 ? 1 : 2;
     if (this.#chunked === 1) req.output.add('Transfer-Encoding', 'chunked');
-    this.bev.output.add(this.#statusAndHeaders(req, code, reason, -1, false));
+    this.bev.output.addLatin1(this.#statusAndHeaders(req, code, reason, -1, false));
     req.responseCode = code;
     req.replied = true; // no second reply; chunks and end go through chunk()/endChunked()
     req.streaming = true;
@@ -795,7 +801,7 @@ export class HttpServerConnection implements Exchange {
     if (extra !== null) for (const [k, v] of extra) req.output.add(k, v);
     const noBody = req.command === EventHttpRequest.CMD_HEAD;
     const bytes = Buffer.byteLength(body);
-    this.bev.output.add(this.#statusAndHeaders(req, code, r, bytes, true));
+    this.bev.output.addLatin1(this.#statusAndHeaders(req, code, r, bytes, true));
     if (!noBody) this.bev.output.add(body);
     this.#finish(req, code);
   }
@@ -825,7 +831,7 @@ export class HttpServerConnection implements Exchange {
       return;
     }
     this.#phase = Phase.Reading;
-    this.deadline = performance.now() + this.http.timeoutMs;
+    this.deadline = this.http.clock + this.http.timeoutMs;
     this.parser.resume();
     if ((this.bev.getEnabled() & READ) === 0 && !this.#peerEof) this.bev.enable(READ);
     if (!this.#driving) this.#drive();
@@ -847,12 +853,4 @@ function appendBody(out: EventBuffer, body: EventBuffer | null): void {
   }
 }
 
-function stripPort(host: string): string {
-  if (host.startsWith('[')) {
-    const end = host.indexOf(']');
-    return end > 0 ? host.slice(1, end) : host;
-  }
-  const colon = host.lastIndexOf(':');
-  return colon > 0 ? host.slice(0, colon) : host;
-}
 

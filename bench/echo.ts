@@ -255,7 +255,7 @@ async function freePort(): Promise<number> {
 async function startServer(name: Server['name'], nodeArgs: string[]): Promise<Server> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const script = name === 'eventide' ? ['examples/echo-server.ts', String(port)] : ['bench/echo.ts', '--role', 'net-server', String(port)];
+    const script = name === 'eventide' ? ['examples/echo-server.ts', String(port), '--host', '127.0.0.1'] : ['bench/echo.ts', '--role', 'net-server', String(port)];
     const [cmd, args] = pinned(0, process.execPath, [...nodeArgs, '--import', 'tsx', ...script]);
     const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';

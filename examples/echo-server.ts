@@ -25,6 +25,8 @@
  * or SIGTERM, which end the loop (caught with `Event.signal`) and exit with
  * status 0.
  *
+ * `--host HOST` listens on another address than 0.0.0.0 (the tests use 127.0.0.1).
+ *
  * Deviations from the PHP example: an invalid port exits with status 1 and
  * a newline after the message (PHP: status 0, no newline); the "Listening
  * on" line and the signal handling are additions (the PHP program prints
@@ -35,7 +37,16 @@ import { constants } from 'node:os';
 import { Event, EventBase, EventBufferEvent, EventListener, EventUtil } from '../src/event/index.js';
 import { errorText, fail, parsePort } from './_args.js';
 
-const port = parsePort(process.argv[2], 9808);
+// `--host HOST` (an addition; tests use 127.0.0.1) may appear anywhere; the port is the first other argument.
+const args = process.argv.slice(2);
+let host = '0.0.0.0';
+const hostAt = args.indexOf('--host');
+if (hostAt >= 0) {
+  host = args[hostAt + 1] ?? '';
+  args.splice(hostAt, 2);
+  if (host === '') fail('--host needs an address', 1);
+}
+const port = parsePort(args[0], 9808);
 if (port === null) fail('Invalid port', 1);
 
 /** Read callback: echo everything received (moves the chunks, copies nothing). */
@@ -66,7 +77,7 @@ function acceptError(_listener: EventListener<EventBase>, b: EventBase): void {
 const base = new EventBase();
 let listener: EventListener<EventBase>;
 try {
-  listener = new EventListener(base, acceptConn, base, EventListener.OPT_REUSEABLE | EventListener.OPT_CLOSE_ON_FREE, -1, `0.0.0.0:${port}`);
+  listener = new EventListener(base, acceptConn, base, EventListener.OPT_REUSEABLE | EventListener.OPT_CLOSE_ON_FREE, -1, `${host.includes(':') ? `[${host}]` : host}:${port}`);
 } catch (err) {
   fail(errorText(err), 1);
 }
@@ -80,7 +91,7 @@ const signals = [Event.signal(base, constants.signals.SIGINT, stop, base), Event
 for (const ev of signals) ev.add();
 
 const name = listener.getSocketName();
-process.stderr.write(name ? `Listening on ${name.address}:${name.port ?? port}\n` : `Listening on 0.0.0.0:${port}\n`);
+process.stderr.write(name ? `Listening on ${name.address}:${name.port ?? port}\n` : `Listening on ${host}:${port}\n`);
 
 await base.dispatch();
 listener.free();

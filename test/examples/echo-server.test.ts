@@ -10,10 +10,10 @@ after(killAll);
 async function startServer(): Promise<{ run: ExampleRun; port: number }> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const run = runExample('echo-server.ts', [String(port)]);
+    const run = runExample('echo-server.ts', [String(port), '--host', '127.0.0.1']);
     try {
       const m = await run.waitStderr(/Listening on ([\d.]+):(\d+)\n/);
-      assert.equal(m[1], '0.0.0.0');
+      assert.equal(m[1], '127.0.0.1');
       assert.equal(Number(m[2]), port);
       return { run, port };
     } catch (err) {
@@ -109,11 +109,11 @@ describe('examples/echo-server.ts', { concurrency: true, timeout: 90000 }, () =>
     blocker.listen(0, '127.0.0.1');
     await once(blocker, 'listening');
     const { port } = blocker.address() as { port: number };
-    const run = runExample('echo-server.ts', [String(port)]);
+    const run = runExample('echo-server.ts', [String(port), '--host', '127.0.0.1']);
     try {
       const { code } = await run.waitExit(15000);
       assert.equal(code, 1);
-      assert.match(run.stderr(), new RegExp(`^Failed to listen on 0\\.0\\.0\\.0:${port}: address already in use \\(EADDRINUSE\\)\\n$`));
+      assert.match(run.stderr(), new RegExp(`^Failed to listen on 127\\.0\\.0\\.1:${port}: address already in use \\(EADDRINUSE\\)\\n$`));
       assert.doesNotMatch(run.stderr(), /Listening on/);
     } finally {
       run.kill();
@@ -121,3 +121,4 @@ describe('examples/echo-server.ts', { concurrency: true, timeout: 90000 }, () =>
     }
   });
 });
+

@@ -33,9 +33,9 @@
  * nothing and runs until killed).
  */
 import type { Socket } from 'node:net';
-import { constants } from 'node:os';
 import { Event, EventBase, EventBufferEvent, EventListener, EventUtil } from '../src/event/index.js';
-import { errorText, fail, parsePort } from './_args.js';
+import { fail, parsePort } from './_args.js';
+import { hostPort, listenOrExit, serveUntilStopped } from './_server.js';
 
 // `--host HOST` (an addition; tests use 127.0.0.1) may appear anywhere; the port is the first other argument.
 const args = process.argv.slice(2);
@@ -75,26 +75,9 @@ function acceptError(_listener: EventListener<EventBase>, b: EventBase): void {
 }
 
 const base = new EventBase();
-let listener: EventListener<EventBase>;
-try {
-  listener = new EventListener(base, acceptConn, base, EventListener.OPT_REUSEABLE | EventListener.OPT_CLOSE_ON_FREE, -1, `${host.includes(':') ? `[${host}]` : host}:${port}`);
-} catch (err) {
-  fail(errorText(err), 1);
-}
+const target = hostPort(host, port);
+const listener = listenOrExit(base, acceptConn, base, target);
 listener.setErrorCallback(acceptError);
-
-// SIGINT / SIGTERM end the loop (instead of killing the process).
-const stop = (_signum: number, b: EventBase): void => {
-  b.exit();
-};
-const signals = [Event.signal(base, constants.signals.SIGINT, stop, base), Event.signal(base, constants.signals.SIGTERM, stop, base)];
-for (const ev of signals) ev.add();
-
-const name = listener.getSocketName();
-process.stderr.write(name ? `Listening on ${name.address}:${name.port ?? port}\n` : `Listening on ${host}:${port}\n`);
-
-await base.dispatch();
-listener.free();
-for (const ev of signals) ev.free();
+await serveUntilStopped(base, listener, target);
 // Connections still open are closed with the process.
 process.exit(listenerFailed ? 1 : 0);

@@ -67,10 +67,10 @@
  * the signal handling are additions.
  */
 import type { Socket } from 'node:net';
-import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { Event, EventBase, EventBufferEvent, EventError, EventListener, EventSslContext, EventUtil } from '../src/event/index.js';
-import { errorText, fail, parsePort } from './_args.js';
+import { fail, parsePort } from './_args.js';
+import { hostPort, listenOrExit, serveUntilStopped } from './_server.js';
 
 // ---------------------------------------------------------------- arguments
 
@@ -189,27 +189,8 @@ function acceptErrorCb(_listener: EventListener<EventBase>, b: EventBase): void 
 // ---------------------------------------------------------------- main
 
 const base = new EventBase();
-const target = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
-let listener: EventListener<EventBase>;
-try {
-  listener = new EventListener(base, sslAcceptCb, base, EventListener.OPT_CLOSE_ON_FREE | EventListener.OPT_REUSEABLE, -1, target);
-} catch (err) {
-  fail(errorText(err), 1);
-}
+const target = hostPort(host, port);
+const listener = listenOrExit(base, sslAcceptCb, base, target);
 listener.setErrorCallback(acceptErrorCb);
-
-// SIGINT / SIGTERM end the loop (instead of killing the process).
-const stop = (_signum: number, b: EventBase): void => {
-  b.exit();
-};
-const signals = [Event.signal(base, constants.signals.SIGINT, stop, base), Event.signal(base, constants.signals.SIGTERM, stop, base)];
-for (const ev of signals) ev.add();
-
-const name = listener.getSocketName();
-const shown = name ? (name.address.includes(':') ? `[${name.address}]` : name.address) : target.replace(/:\d+$/, '');
-process.stderr.write(`Listening on ${shown}:${name ? (name.port ?? port) : port}\n`);
-
-await base.dispatch();
-listener.free();
-for (const ev of signals) ev.free();
+await serveUntilStopped(base, listener, target);
 process.exit(listenerFailed ? 1 : 0);

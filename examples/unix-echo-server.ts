@@ -28,9 +28,9 @@
  */
 import { lstatSync, rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { constants } from 'node:os';
 import { Event, EventBase, EventBufferEvent, EventListener, EventUtil } from '../src/event/index.js';
 import { errorText, fail } from './_args.js';
+import { listenOrExit, serveUntilStopped } from './_server.js';
 
 const path = process.argv[2];
 if (path === undefined || path === '') fail('Socket path is not provided', 1);
@@ -77,25 +77,9 @@ function removeStale(p: string): void {
 removeStale(path);
 
 const base = new EventBase();
-let listener: EventListener<EventBase>;
-try {
-  listener = new EventListener(base, acceptConn, base, EventListener.OPT_REUSEABLE | EventListener.OPT_CLOSE_ON_FREE, -1, `unix:${path}`);
-} catch (err) {
-  fail(errorText(err), 1);
-}
+const listener = listenOrExit(base, acceptConn, base, `unix:${path}`);
 listener.setErrorCallback(acceptError);
-
-const stop = (_signum: number, b: EventBase): void => {
-  b.exit();
-};
-const signals = [Event.signal(base, constants.signals.SIGINT, stop, base), Event.signal(base, constants.signals.SIGTERM, stop, base)];
-for (const ev of signals) ev.add();
-
-process.stderr.write(`Listening on unix:${path}\n`);
-
-await base.dispatch();
-listener.free();
-for (const ev of signals) ev.free();
+await serveUntilStopped(base, listener, `unix:${path}`);
 // Closing the listener removes the socket file; make sure it is gone even if it was not.
 try {
   if (lstatSync(path).isSocket()) rmSync(path, { force: true });

@@ -104,7 +104,6 @@ export class EventBase {
   #dispatching = false;
   #processing = false;
   #flags = 0;
-  #ranCallbacks = false;
   #breakReq = false;
   #exitReq = false;
   #exitAfterIteration = false;
@@ -195,7 +194,6 @@ export class EventBase {
     this.#gotExit = false;
     this.#gotStop = false;
     this.#failure = null;
-    this.#ranCallbacks = false;
     const promise = new Promise<boolean>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -692,7 +690,6 @@ export class EventBase {
           this.#activeCount--;
           processed++;
           ran = true;
-          this.#ranCallbacks = true;
           h.run(what);
           if (this.#breakReq) break;
           if (limited && md !== null && (processed >= md.callbacks || now() - started >= md.intervalMs)) break;

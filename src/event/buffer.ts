@@ -1253,22 +1253,7 @@ export class EventBuffer {
   /** Appends a string as UTF-8 without an intermediate Buffer. */
   #appendString(str: string): void {
     if (str.length === 0) return;
-    const n = Buffer.byteLength(str, 'utf8');
-    const q = this.#q;
-    this.#len += n;
-    this.#changed();
-    if (this.#h < this.#t) {
-      const t = q[this.#t - 1]!;
-      if (t.cap - t.end >= n) {
-        t.buf.write(str, t.end, n, 'utf8');
-        t.end += n;
-        return;
-      }
-    }
-    const c = this.#chunkFor(n);
-    c.buf.write(str, c.end, n, 'utf8');
-    c.end += n;
-    this.#push(c);
+    this.#appendEncoded(str, Buffer.byteLength(str, 'utf8'), 'utf8');
   }
 
   /**
@@ -1277,20 +1262,25 @@ export class EventBuffer {
    * @internal
    */
   addLatin1(str: string): void {
-    const n = str.length;
-    if (n === 0) return;
+    if (str.length !== 0) this.#appendEncoded(str, str.length, 'latin1');
+  }
+
+  /** Writes `str` (`n` bytes once encoded) into the tail chunk's spare room or a new chunk. */
+  #appendEncoded(str: string, n: number, encoding: 'utf8' | 'latin1'): void {
     const q = this.#q;
     this.#len += n;
     this.#changed();
     if (this.#h < this.#t) {
       const t = q[this.#t - 1]!;
       if (t.cap - t.end >= n) {
-        t.end += t.buf.write(str, t.end, n, 'latin1');
+        t.buf.write(str, t.end, n, encoding);
+        t.end += n;
         return;
       }
     }
     const c = this.#chunkFor(n);
-    c.end += c.buf.write(str, c.end, n, 'latin1');
+    c.buf.write(str, c.end, n, encoding);
+    c.end += n;
     this.#push(c);
   }
 

@@ -2,26 +2,13 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { exchange, freePort, killAll, randomPayload, runExample, type ExampleRun } from '../support/spawn.js';
+import { exchange, killAll, randomPayload, runExample, type ExampleRun, startServerExample } from '../support/spawn.js';
 
 after(killAll);
 
-/** Starts the echo server on a free port and waits until it listens; retries when the port was taken meanwhile. */
-async function startServer(): Promise<{ run: ExampleRun; port: number }> {
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const run = runExample('echo-server.ts', [String(port), '--host', '127.0.0.1']);
-    try {
-      const m = await run.waitStderr(/Listening on ([\d.]+):(\d+)\n/);
-      assert.equal(m[1], '127.0.0.1');
-      assert.equal(Number(m[2]), port);
-      return { run, port };
-    } catch (err) {
-      run.kill();
-      if (attempt < 2 && /EADDRINUSE/.test(run.stderr())) continue;
-      throw err;
-    }
-  }
+/** Starts the echo server on a free port of 127.0.0.1. */
+function startServer(): Promise<{ run: ExampleRun; port: number }> {
+  return startServerExample('echo-server.ts', (port) => [String(port), '--host', '127.0.0.1']);
 }
 
 describe('examples/echo-server.ts', { concurrency: true, timeout: 90000 }, () => {

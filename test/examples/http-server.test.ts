@@ -1,26 +1,13 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { freePort, killAll, runExample, type ExampleRun } from '../support/spawn.js';
+import { killAll, runExample, type ExampleRun, startServerExample } from '../support/spawn.js';
 
 after(killAll);
 
-/** Starts the HTTP server example on a free port of 127.0.0.1; retries when the port was taken meanwhile. */
-async function startServer(): Promise<{ run: ExampleRun; port: number }> {
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const run = runExample('http-server.ts', [String(port), '--host', '127.0.0.1']);
-    try {
-      const m = await run.waitStderr(/Listening on ([\d.]+):(\d+)\n/);
-      assert.equal(m[1], '127.0.0.1');
-      assert.equal(Number(m[2]), port);
-      return { run, port };
-    } catch (err) {
-      run.kill();
-      if (attempt < 2 && /in use|EADDRINUSE/i.test(run.stderr())) continue;
-      throw err;
-    }
-  }
+/** Starts the HTTP server example on a free port of 127.0.0.1. */
+function startServer(): Promise<{ run: ExampleRun; port: number }> {
+  return startServerExample('http-server.ts', (port) => [String(port), '--host', '127.0.0.1']);
 }
 
 /** Runs curl with `args`; resolves with its stdout (`-i`: status line and headers included). */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { testCerts, type TestCerts } from '../support/certs.js';
 import { sleep, waitFor } from '../support/net.js';
-import { freePort, killAll, runExample, type ExampleRun } from '../support/spawn.js';
+import { killAll, runExample, type ExampleRun, startServerExample } from '../support/spawn.js';
 
 after(killAll);
 
@@ -25,24 +25,11 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Starts the line server on a free port of 127.0.0.1 with the test certificate; retries when the port was taken meanwhile. */
-async function startServer(c: TestCerts, extraArgs: string[] = []): Promise<{ run: ExampleRun; port: number }> {
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const run = runExample('line-server.ts', [String(port), '--host', '127.0.0.1', '--cert', c.server, '--key', c.serverKey, ...extraArgs], {
-      spawn: { env: cleanEnv() },
-    });
-    try {
-      const m = await run.waitStderr(/Listening on ([\d.]+):(\d+)\n/);
-      assert.equal(m[1], '127.0.0.1');
-      assert.equal(Number(m[2]), port);
-      return { run, port };
-    } catch (err) {
-      run.kill();
-      if (attempt < 2 && /EADDRINUSE/.test(run.stderr())) continue;
-      throw err;
-    }
-  }
+/** Starts the line server on a free port of 127.0.0.1 with the test certificate. */
+function startServer(c: TestCerts, extraArgs: string[] = []): Promise<{ run: ExampleRun; port: number }> {
+  return startServerExample('line-server.ts', (port) => [String(port), '--host', '127.0.0.1', '--cert', c.server, '--key', c.serverKey, ...extraArgs], {
+    spawn: { env: cleanEnv() },
+  });
 }
 
 /** Collects what a socket receives; waits for exact byte sequences. */

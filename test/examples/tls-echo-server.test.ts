@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { testCerts, type TestCerts } from '../support/certs.js';
 import { waitFor } from '../support/net.js';
-import { freePort, killAll, randomPayload, ROOT, runExample, type ExampleRun } from '../support/spawn.js';
+import { killAll, randomPayload, ROOT, runExample, type ExampleRun, startServerExample } from '../support/spawn.js';
 
 after(killAll);
 
@@ -26,22 +26,9 @@ function certArgs(c: TestCerts, withCa = true): string[] {
   return ['--cert', c.server, '--key', c.serverKey, ...(withCa ? ['--ca', c.ca] : [])];
 }
 
-/** Starts the example on a free port of 127.0.0.1 and waits for "Listening on"; retries when the port was taken meanwhile. */
-async function startServer(args: (port: number) => string[], env: NodeJS.ProcessEnv = cleanEnv()): Promise<{ run: ExampleRun; port: number }> {
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const run = runExample('tls-echo-server.ts', args(port), { spawn: { env } });
-    try {
-      const m = await run.waitStderr(/Listening on ([\d.]+):(\d+)\n/);
-      assert.equal(m[1], '127.0.0.1');
-      assert.equal(Number(m[2]), port);
-      return { run, port };
-    } catch (err) {
-      run.kill();
-      if (attempt < 2 && /EADDRINUSE/.test(run.stderr())) continue;
-      throw err;
-    }
-  }
+/** Starts the example on a free port of 127.0.0.1 and waits for "Listening on". */
+function startServer(args: (port: number) => string[], env: NodeJS.ProcessEnv = cleanEnv()): Promise<{ run: ExampleRun; port: number }> {
+  return startServerExample('tls-echo-server.ts', args, { spawn: { env } });
 }
 
 /** A TLS client trusting the test CA (no client certificate unless given). */

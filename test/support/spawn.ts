@@ -239,3 +239,32 @@ export async function exchange(target: EchoTarget, chunks: Buffer[], opts: { tim
 export function randomPayload(n: number): Buffer {
   return randomBytesSync(n);
 }
+
+/**
+ * Starts a server example on a free port of 127.0.0.1 (`args(port)` builds
+ * its arguments) and waits for its `Listening on 127.0.0.1:PORT` banner;
+ * tries another port when the chosen one was taken meanwhile.
+ * @example
+ * ```ts
+ * const { run, port } = await startServerExample('echo-server.ts', (p) => [String(p), '--host', '127.0.0.1']);
+ * ```
+ */
+export async function startServerExample(
+  file: string,
+  args: (port: number) => string[],
+  opts: { nodeArgs?: string[]; spawn?: SpawnOptions } = {},
+): Promise<{ run: ExampleRun; port: number }> {
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const run = runExample(file, args(port), opts);
+    try {
+      const m = await run.waitStderr(/Listening on ([\d.]+):(\d+)\n/);
+      if (m[1] !== '127.0.0.1' || Number(m[2]) !== port) throw new Error(`${file} announced ${m[0].trim()}, expected 127.0.0.1:${port}`);
+      return { run, port };
+    } catch (err) {
+      run.kill();
+      if (attempt < 2 && /in use|EADDRINUSE/i.test(run.stderr())) continue;
+      throw err;
+    }
+  }
+}

@@ -61,6 +61,12 @@ const WRITE_BATCH = 65536;
 /** Scans of ranges up to this length use a plain loop instead of a native call. */
 const SHORT_SCAN = 32;
 
+/** Node's per-encoding Buffer writers (present on every Buffer, not in the typings). */
+interface EncodedWriters {
+  latin1Write(str: string, offset: number, length: number): number;
+  utf8Write(str: string, offset: number, length: number): number;
+}
+
 const CR = 13;
 const LF = 10;
 
@@ -1270,18 +1276,16 @@ export class EventBuffer {
     const q = this.#q;
     this.#len += n;
     this.#changed();
-    if (this.#h < this.#t) {
-      const t = q[this.#t - 1]!;
-      if (t.cap - t.end >= n) {
-        t.buf.write(str, t.end, n, encoding);
-        t.end += n;
-        return;
-      }
-    }
-    const c = this.#chunkFor(n);
-    c.buf.write(str, c.end, n, encoding);
-    c.end += n;
-    this.#push(c);
+    let c: Chunk | undefined = this.#h < this.#t ? q[this.#t - 1] : undefined;
+    const fresh = c === undefined || c.cap - c.end < n;
+    if (fresh) c = this.#chunkFor(n);
+    const chunk = c as Chunk;
+    // Buffer's per-encoding writers skip the encoding lookup of Buffer#write.
+    const b = chunk.buf as Buffer & EncodedWriters;
+    if (encoding === 'latin1') b.latin1Write(str, chunk.end, n);
+    else b.utf8Write(str, chunk.end, n);
+    chunk.end += n;
+    if (fresh) this.#push(chunk);
   }
 
   /** An empty chunk (not yet queued) with room for `n` bytes after its `end`. */

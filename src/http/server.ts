@@ -787,7 +787,7 @@ export class HttpServerConnection implements Exchange {
       s += `${name}: ${values[i] as string}\r\n`;
     }
     if (http10 && this.#keepAlive) s += 'Connection: keep-alive\r\n';
-    s += `Date: ${httpDate()}\r\n`;
+    s += `Date: ${httpDate(this.http.base.getTimeOfDayCached() * 1000)}\r\n`; // one clock read per loop iteration
     if (bodyLength >= 0 && !hasLength) s += `Content-Length: ${bodyLength}\r\n`;
     if (!this.#keepAlive) s += 'Connection: close\r\n';
     return s + '\r\n';

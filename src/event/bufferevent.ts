@@ -137,6 +137,8 @@ export class EventBufferEvent<A = unknown> {
   #flushScheduled = false;
   /** Inside one of this connection's callbacks: output is flushed when it returns. */
   #inCallback = false;
+  /** Waiting for the socket's 'drain' before handing more output over. */
+  #drainWait = false;
   #refd = false;
   #dnsError = '';
   #sslErrors: string[] = [];
@@ -872,6 +874,8 @@ export class EventBufferEvent<A = unknown> {
     io.off('error', this.#onError);
     io.off('close', this.#onClose);
     io.off('connect', this.#onConnect);
+    io.off('drain', this.#onDrain);
+    this.#drainWait = false;
     this.#raw?.off('connect', this.#onConnect);
     io.on('error', noop); // a late error must not crash the process
     this.#io = null;
@@ -1036,6 +1040,15 @@ export class EventBufferEvent<A = unknown> {
     }
     const io = this.#io;
     if (io === null || io.destroyed) return;
+    if (io.writableNeedDrain) {
+      // The socket is congested: keep the bytes in `output` (it is the unsent backlog, as in
+      // libevent, so applications can apply backpressure) and hand them over in one batch on 'drain'.
+      if (!this.#drainWait) {
+        this.#drainWait = true;
+        io.once('drain', this.#onDrain);
+      }
+      return;
+    }
     const chunks = out.takeChunks();
     const n = chunks.length;
     // Completion is only worth a callback when someone waits for it.
@@ -1051,6 +1064,11 @@ export class EventBufferEvent<A = unknown> {
     if (this.#timeoutWrite > 0) this.#base.scheduleIn(this.#writeTimer, this.#timeoutWrite);
     this.#updateRef();
   }
+
+  #onDrain = (): void => {
+    this.#drainWait = false;
+    if (this.#output.length > 0) this.#flush();
+  };
 
   #afterWrite = (err?: Error | null): void => {
     if (this.#freed || err) return;

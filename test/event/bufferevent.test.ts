@@ -392,3 +392,48 @@ test('bad arguments: options, masks, priorities', async () => {
   close();
   void netConnect;
 });
+
+test('output.length is the unsent backlog while the peer does not read; nothing is lost when it does', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  client.pause();
+  const total = 16 << 20;
+  const bev = new EventBufferEvent(base, server, 0);
+  // a producer writing 64 KiB per tick, faster than a paused peer takes it
+  let next = 0;
+  const producer = new Event(base, -1, Event.TIMEOUT | Event.PERSIST, () => {
+    bev.write(Buffer.alloc(total / 256, next++));
+    if (next === 256) {
+      producer.free();
+      base.exit(0.05); // pending output keeps the loop alive (the peer does not read): end it here
+    }
+  });
+  producer.add(0.0005);
+  await base.dispatch();
+  assert.ok(bev.output.length > 0, 'bytes the socket could not take yet stay in output');
+  assert.ok(bev.output.length < total);
+  let got = 0;
+  let ok = true;
+  let expectByte = 0;
+  let inChunk = 0;
+  client.on('data', (d: Buffer) => {
+    for (const b of [d[0], d[d.length - 1]]) if (b === undefined) ok = false;
+    got += d.length;
+    // bytes arrive in order: check the run of each fill value
+    for (let i = 0; i < d.length; i++) {
+      if (d[i] !== expectByte) ok = false;
+      if (++inChunk === total / 256) {
+        inChunk = 0;
+        expectByte++;
+      }
+    }
+  });
+  client.resume();
+  await base.dispatch();
+  while (got < total) await sleep(10);
+  assert.equal(got, total);
+  assert.ok(ok, 'bytes arrived in order');
+  assert.equal(bev.output.length, 0);
+  bev.free();
+  close();
+});

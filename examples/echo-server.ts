@@ -49,9 +49,24 @@ if (hostAt >= 0) {
 const port = parsePort(args[0], 9808);
 if (port === null) fail('Invalid port', 1);
 
+/** Unsent bytes above which the server stops reading from a client that does not read its echo. */
+const BACKLOG_HIGH = 256 * 1024;
+
 /** Read callback: echo everything received (moves the chunks, copies nothing). */
 function echoRead(bev: EventBufferEvent<null>): void {
   bev.output.addBuffer(bev.input);
+  if (bev.output.length >= BACKLOG_HIGH) {
+    // Flow control: the client sends faster than it reads. Stop reading until the
+    // backlog is sent; the write callback (installed only meanwhile) resumes.
+    bev.disable(Event.READ);
+    bev.setCallbacks(echoRead, echoDrained, echoEvent, null);
+  }
+}
+
+/** Write callback while paused: the output drained, so read again. */
+function echoDrained(bev: EventBufferEvent<null>): void {
+  bev.setCallbacks(echoRead, null, echoEvent, null);
+  bev.enable(Event.READ);
 }
 
 /** Event callback: an error is reported; the end of the connection frees it. */

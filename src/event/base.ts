@@ -443,6 +443,22 @@ export class EventBase {
    */
   activateNow(h: Handle, what: number): void {
     if (this.#freed) return;
+    if (this.#dispatching && !this.#processing && this.#activeCount === 0 && this.#later.length === 0 && this.#heap.length === 0 && !h.queued) {
+      // Fast path: the loop is idle and this is the only work of the iteration (no timers to
+      // expire, nothing else active): run it directly, with the same bookkeeping as an iteration.
+      this.#processing = true;
+      this.#cachedTime = 0;
+      try {
+        h.run(what);
+      } catch (err) {
+        this.#failure = { error: err };
+        this.#breakReq = true;
+      } finally {
+        this.#processing = false;
+      }
+      this.#afterIteration(true, 0);
+      return;
+    }
     this.#enqueue(h, what);
     if (this.#dispatching && !this.#processing) this.#iterate();
   }
@@ -641,14 +657,22 @@ export class EventBase {
    * Runs iterations while there is work, then decides whether the loop ends.
    */
   #iterate(): void {
-    let rounds = 0;
+    this.#afterIteration(this.#runIteration(), 0);
+  }
+
+  /**
+   * After an iteration: end the loop when its conditions are met; otherwise run
+   * queued work (synchronously a few times, then through Node) and arm the timer.
+   */
+  #afterIteration(ran: boolean, rounds: number): void {
     for (;;) {
-      const ran = this.#runIteration();
       if (!this.#dispatching) return;
       if (this.#checkEnd(ran)) return;
-      // More work already queued: keep going synchronously a few times, then yield to Node.
       if (this.#activeCount > 0 || this.#later.length > 0 || this.#hasExpired()) {
-        if (++rounds < 64 && this.#activeCount > 0) continue;
+        if (++rounds < 64 && this.#activeCount > 0) {
+          ran = this.#runIteration();
+          continue;
+        }
         this.#kick();
       }
       this.#armTimer();

@@ -1,53 +1,15 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { constants } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { killAll, runExample, type ExampleRun } from '../support/spawn.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const children = new Set<ChildProcess>();
+after(killAll);
 
-after(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
-
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  /** Resolves once stderr matches `re` (rejects if the process exits first). */
-  waitStderr: (re: RegExp) => Promise<RegExpMatchArray>;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function runExample(args: string[]): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/signal.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let out = '';
-  let errText = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => (errText += d));
-  const exit = (once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>).then(([code, signal]) => ({ code, signal }));
-  const waitStderr = (re: RegExp): Promise<RegExpMatchArray> =>
-    new Promise((resolve, reject) => {
-      const check = (): void => {
-        const m = errText.match(re);
-        if (m) {
-          child.stderr?.off('data', check);
-          resolve(m);
-        }
-      };
-      child.stderr?.on('data', check);
-      check();
-      void exit.then(() => reject(new Error(`exited before ${re}: stdout=${JSON.stringify(out)} stderr=${JSON.stringify(errText)}`)));
-    });
-  return { child, stdout: () => out, stderr: () => errText, waitStderr, exit };
-}
+const runSignal = (args: string[]): ExampleRun => runExample('signal.ts', args);
 
 /** Runs the example waiting for `signame`, sends it once ready, returns the outcome. */
 async function catchSignal(args: string[], signame: NodeJS.Signals): Promise<void> {
-  const run = runExample(args);
+  const run = runSignal(args);
   try {
     const signum = constants.signals[signame];
     const m = await run.waitStderr(/Waiting for signal (\d+) \((\w+)\), pid (\d+)/);
@@ -78,7 +40,7 @@ describe('examples/signal.ts', { concurrency: true, timeout: 20000 }, () => {
   });
 
   test('an invalid or uncatchable signal argument: message on stderr, exit 2', { timeout: 15000 }, async () => {
-    const runs = [runExample(['NOSUCHSIG']), runExample(['999']), runExample(['SIGKILL'])];
+    const runs = [runSignal(['NOSUCHSIG']), runSignal(['999']), runSignal(['SIGKILL'])];
     try {
       for (const run of runs) {
         const { code } = await run.exit;

@@ -56,7 +56,10 @@ export class Handle {
 const now = (): number => performance.now();
 const noop = (): void => {};
 
-/** Flags of `EventBase.loop()`. */
+/**
+ * Flags of `EventBase.loop()`.
+ * @internal
+ */
 export type LoopFlags = number;
 
 /**

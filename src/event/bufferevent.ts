@@ -31,11 +31,29 @@ const ERROR = 32;
 const TIMEOUT = 64;
 const CONNECTED = 128;
 
-/** Read or write callback: `(bev, arg)`. */
+/**
+ * Read or write callback: `(bev, arg)`.
+ * @example
+ * ```ts
+ * const echo: BufferEventDataCallback = (bev) => bev.output.addBuffer(bev.input);
+ * ```
+ */
 export type BufferEventDataCallback<A = unknown> = (bev: EventBufferEvent<A>, arg: A) => void;
-/** Event callback: `(bev, events, arg)`; `events` combines the EventBufferEvent flags. */
+/**
+ * Event callback: `(bev, events, arg)`; `events` combines the EventBufferEvent flags.
+ * @example
+ * ```ts
+ * const onEvent: BufferEventEventCallback = (bev, events) => { if (events & EventBufferEvent.EOF) bev.free(); };
+ * ```
+ */
 export type BufferEventEventCallback<A = unknown> = (bev: EventBufferEvent<A>, events: number, arg: A) => void;
-/** A callback given as a function or, as in PHP, an `[object, methodName]` pair. */
+/**
+ * A callback given as a function or, as in PHP, an `[object, methodName]` pair.
+ * @example
+ * ```ts
+ * bev.setCallbacks([handler, 'onRead'], null, (b, ev) => {});
+ * ```
+ */
 export type CallbackSpec<F> = F | readonly [object, string] | null | undefined;
 
 type State = 'idle' | 'connecting' | 'resolving' | 'handshaking' | 'open' | 'closed';

@@ -8,7 +8,10 @@
 import { platform } from 'node:os';
 import { warn } from './errors.js';
 
-/** The polling method libuv uses on this platform. */
+/**
+ * The polling method libuv uses on this platform.
+ * @internal
+ */
 export function backendMethod(): string {
   switch (platform()) {
     case 'linux':
@@ -34,6 +37,7 @@ export function backendMethod(): string {
  * an I/O event is constant time; and any descriptor kind works (sockets,
  * pipes, TTYs, the file-I/O event stream, and regular files, which are always
  * ready as `poll(2)` reports them).
+ * @internal
  */
 export const BACKEND_FEATURES = 1 | 2 | 4;
 

@@ -21,7 +21,13 @@ import { isatty, ReadStream as TtyReadStream } from 'node:tty';
 import type { Readable, Writable } from 'node:stream';
 import { createEventError } from './errors.js';
 
-/** The symbol under which a {@link Pollable} exposes its readiness source. */
+/**
+ * The symbol under which a {@link Pollable} exposes its readiness source.
+ * @example
+ * ```ts
+ * const src: Pollable = { [kPollable]: () => myPollSource };
+ * ```
+ */
 export const kPollable: unique symbol = Symbol.for('eventide.pollable');
 
 /**
@@ -30,6 +36,10 @@ export const kPollable: unique symbol = Symbol.for('eventide.pollable');
  * `readable()` is level-triggered: true while data (or end of file, or an
  * error) is waiting. `watchReadable(cb)` calls `cb` whenever readiness may
  * have appeared and returns a function that stops watching.
+ * @example
+ * ```ts
+ * const always: PollSource = { readable: () => true, writable: () => false, watchReadable: () => () => {}, watchWritable: () => () => {} };
+ * ```
  */
 export interface PollSource {
   readable(): boolean;
@@ -54,7 +64,13 @@ export interface Pollable {
   [kPollable](): PollSource;
 }
 
-/** Anything an `Event` accepts as its descriptor. */
+/**
+ * Anything an `Event` accepts as its descriptor.
+ * @example
+ * ```ts
+ * const fds: Descriptor[] = [process.stdin, socket, 0, fileio.eventStream];
+ * ```
+ */
 export type Descriptor = Socket | Server | Readable | Writable | Pollable | number;
 
 function isPollable(v: unknown): v is Pollable {
@@ -74,14 +90,20 @@ interface StreamInternals {
   _handle?: { fd?: number } | null;
 }
 
-/** Whether a readable stream has data, end of file or an error waiting. */
+/**
+ * Whether a readable stream has data, end of file or an error waiting.
+ * @internal
+ */
 export function streamReadable(s: Readable): boolean {
   if (s.readableLength > 0 || s.readableEnded || s.destroyed) return true;
   if (s.errored) return true;
   return (s as unknown as StreamInternals)._readableState?.ended === true;
 }
 
-/** Whether a writable stream accepts data without buffering beyond its high-water mark. */
+/**
+ * Whether a writable stream accepts data without buffering beyond its high-water mark.
+ * @internal
+ */
 export function streamWritable(s: Writable): boolean {
   if ((s as Partial<Socket>).connecting === true) return false;
   if (s.destroyed || !s.writable) return true; // writing reports the error at once, as write(2) on a closed socket
@@ -91,7 +113,10 @@ export function streamWritable(s: Writable): boolean {
 // Errors from watched streams land here so that an 'error' event never crashes the process.
 const streamErrors = new WeakMap<object, Error>();
 
-/** The last error a watched stream emitted, if any. */
+/**
+ * The last error a watched stream emitted, if any.
+ * @internal
+ */
 export function streamError(s: object): Error | undefined {
   return streamErrors.get(s);
 }
@@ -306,6 +331,7 @@ const sources = new WeakMap<object, PollSource>();
  * The readiness source of a descriptor. Throws an
  * `EventArgumentError` (`ERR_EVENT_INVALID_DESCRIPTOR`) for anything that is
  * not a descriptor, a negative number, or a number that is not open.
+ * @internal
  */
 export function pollSourceOf(desc: unknown): PollSource {
   if (typeof desc === 'number') return adopt(desc).source;
@@ -321,7 +347,10 @@ export function pollSourceOf(desc: unknown): PollSource {
   return src;
 }
 
-/** Checks that a value is a usable descriptor without watching it. */
+/**
+ * Checks that a value is a usable descriptor without watching it.
+ * @internal
+ */
 export function isDescriptor(desc: unknown): desc is Descriptor {
   try {
     pollSourceOf(desc);
@@ -331,14 +360,20 @@ export function isDescriptor(desc: unknown): desc is Descriptor {
   }
 }
 
-/** The stream behind a descriptor, or null for a regular file / device number. */
+/**
+ * The stream behind a descriptor, or null for a regular file / device number.
+ * @internal
+ */
 export function streamOf(desc: Descriptor): Readable | Writable | null {
   if (typeof desc === 'number') return adopt(desc).stream;
   if (isReadableStream(desc) || isWritableStream(desc)) return desc;
   return null;
 }
 
-/** The numeric file descriptor behind a descriptor, or -1 when there is none. */
+/**
+ * The numeric file descriptor behind a descriptor, or -1 when there is none.
+ * @internal
+ */
 export function fdOf(desc: unknown): number {
   if (typeof desc === 'number') return Number.isInteger(desc) && desc >= 0 ? desc : -1;
   if (typeof desc !== 'object' || desc === null) return -1;
@@ -349,12 +384,16 @@ export function fdOf(desc: unknown): number {
   return -1;
 }
 
-/** Result of a non-blocking read from a descriptor. */
+/**
+ * Result of a non-blocking read from a descriptor.
+ * @internal
+ */
 export type ReadResult = Buffer | 'eof' | 'again' | Error;
 
 /**
  * Reads what is available now, at most `max` bytes (`max < 0`: everything).
  * Never blocks: `'again'` means nothing is there yet, `'eof'` end of file.
+ * @internal
  */
 export function readDescriptor(desc: Descriptor, max: number): ReadResult {
   if (max === 0) return Buffer.alloc(0);
@@ -390,6 +429,7 @@ export function readDescriptor(desc: Descriptor, max: number): ReadResult {
  * Writes bytes to a descriptor. Streams accept everything (and buffer what the
  * kernel does not take yet); regular files are written synchronously.
  * Returns the number of bytes accepted, or the error.
+ * @internal
  */
 export function writeDescriptor(desc: Descriptor, data: Buffer): number | Error {
   const stream = streamOf(desc);

@@ -16,13 +16,23 @@
  */
 import { channel } from 'node:diagnostics_channel';
 
-/** What kind of failure a code describes; each kind has its own class. */
+/**
+ * What kind of failure a code describes; each kind has its own class.
+ * @example
+ * ```ts
+ * const kind: EventErrorKind = EVENT_ERROR_CODES.ERR_EVENT_INVALID_MASK.kind; // 'argument'
+ * ```
+ */
 export type EventErrorKind = 'argument' | 'state' | 'config' | 'system' | 'tls' | 'dns' | 'protocol';
 
 /**
  * Every code of the event layer with its kind and a one-line description.
  * The description is the documentation's summary; the message of a thrown
  * error says what exactly went wrong.
+ * @example
+ * ```ts
+ * for (const [code, { description }] of Object.entries(EVENT_ERROR_CODES)) console.log(code, description);
+ * ```
  */
 export const EVENT_ERROR_CODES = {
   ERR_EVENT_INVALID_ARGUMENT: { kind: 'argument', description: 'An argument has the wrong type or is out of range.' },
@@ -49,10 +59,22 @@ export const EVENT_ERROR_CODES = {
   ERR_EVENT_DNS: { kind: 'dns', description: 'A name could not be resolved or the resolver configuration is invalid.' },
 } as const satisfies Record<string, { kind: EventErrorKind; description: string }>;
 
-/** A stable error code of the event layer. */
+/**
+ * A stable error code of the event layer.
+ * @example
+ * ```ts
+ * const code: EventErrorCode = 'ERR_EVENT_INVALID_SIGNAL';
+ * ```
+ */
 export type EventErrorCode = keyof typeof EVENT_ERROR_CODES;
 
-/** Options accepted by every error constructor of this module. */
+/**
+ * Options accepted by every error constructor of this module.
+ * @example
+ * ```ts
+ * throw createEventError('ERR_EVENT_IO', 'read failed', { cause: err });
+ * ```
+ */
 export interface EventErrorOptions {
   /** The underlying error (a Node system error, a parse failure...). */
   cause?: unknown;
@@ -178,7 +200,14 @@ export function createEventError(code: EventErrorCode, message: string, options:
   return new Ctor(code, message, options);
 }
 
-/** The diagnostics channel on which every recorded (non-thrown) error is published. */
+/**
+ * The diagnostics channel on which every recorded (non-thrown) error is published.
+ * @example
+ * ```ts
+ * import { subscribe } from 'node:diagnostics_channel';
+ * subscribe('eventide:warning', (err) => console.warn((err as EventError).message));
+ * ```
+ */
 export const warningChannel = channel('eventide:warning');
 
 let lastError: EventError | null = null;

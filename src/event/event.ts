@@ -10,11 +10,29 @@ import { backendMethod } from './config.js';
 import { pollSourceOf, type Descriptor, type PollSource } from './descriptor.js';
 import { createEventError, EventError, warn } from './errors.js';
 
-/** Callback of an I/O or generic event: `(descriptor, events, arg)`. */
+/**
+ * Callback of an I/O or generic event: `(descriptor, events, arg)`.
+ * @example
+ * ```ts
+ * const onReady: EventCallback<string> = (fd, what, arg) => { if (what & Event.READ) console.log(arg); };
+ * ```
+ */
 export type EventCallback<A = unknown> = (fd: Descriptor | number, what: number, arg: A) => void;
-/** Callback of a timer made by `Event.timer()`: `(arg)`. */
+/**
+ * Callback of a timer made by `Event.timer()`: `(arg)`.
+ * @example
+ * ```ts
+ * const tick: TimerCallback<number> = (n) => console.log(`${n} seconds elapsed`);
+ * ```
+ */
 export type TimerCallback<A = unknown> = (arg: A) => void;
-/** Callback of a signal event made by `Event.signal()`: `(signum, arg)`. */
+/**
+ * Callback of a signal event made by `Event.signal()`: `(signum, arg)`.
+ * @example
+ * ```ts
+ * const onSignal: SignalCallback = (signum) => console.log(`Caught signal ${signum}`);
+ * ```
+ */
 export type SignalCallback<A = unknown> = (signum: number, arg: A) => void;
 
 const TIMEOUT = 1;
@@ -34,7 +52,10 @@ for (const [name, num] of Object.entries(osConstants.signals) as [NodeJS.Signals
 // Signals a process cannot catch.
 const UNCATCHABLE = new Set<number>([osConstants.signals.SIGKILL, osConstants.signals.SIGSTOP]);
 
-/** The Node name of a catchable signal number, or undefined. */
+/**
+ * The Node name of a catchable signal number, or undefined.
+ * @internal
+ */
 export function signalName(signum: number): NodeJS.Signals | undefined {
   if (!Number.isInteger(signum) || signum <= 0 || signum >= NSIG || UNCATCHABLE.has(signum)) return undefined;
   return SIGNAL_NAMES.get(signum);

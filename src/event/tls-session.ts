@@ -9,12 +9,18 @@ import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
 import type { EventSslContext } from './ssl.js';
 
-/** A TLS session over a socket. */
+/**
+ * A TLS session over a socket.
+ * @internal
+ */
 export interface TlsSession {
   readonly socket: TLSSocket;
 }
 
-/** What the caller learns about the handshake. */
+/**
+ * What the caller learns about the handshake.
+ * @internal
+ */
 export interface TlsHandlers {
   /** The handshake completed and the peer passed the context's checks. */
   secure(): void;

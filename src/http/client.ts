@@ -35,7 +35,13 @@ const MAX_RETRY_DELAY = 60;
 /** Methods that may be sent again when a reused connection turns out to be closed. */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE']);
 
-/** Close callback: `(connection, arg)`. */
+/**
+ * Close callback: `(connection, arg)`.
+ * @example
+ * ```ts
+ * conn.setCloseCallback((c) => console.log('closed'));
+ * ```
+ */
 export type HttpCloseCallback<A = unknown> = (conn: EventHttpConnection, arg: A) => void;
 
 /** A request waiting in, or travelling through, a connection. */

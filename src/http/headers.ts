@@ -6,7 +6,10 @@
  * @internal
  */
 
-/** ASCII lower-casing without allocating when the name is already lower case. */
+/**
+ * ASCII lower-casing without allocating when the name is already lower case.
+ * @internal
+ */
 export function lower(name: string): string {
   for (let i = 0; i < name.length; i++) {
     const c = name.charCodeAt(i);

@@ -25,7 +25,13 @@ export interface Exchange {
   connection(req: EventHttpRequest<unknown>): HttpServerConnection | EventHttpConnection | null;
 }
 
-/** Callback of a client request: the request with its response, or null on timeout. */
+/**
+ * Callback of a client request: the request with its response, or null on timeout.
+ * @example
+ * ```ts
+ * const done: HttpRequestCallback = (req) => console.log(req === null ? 'Timed out' : req.getResponseCode());
+ * ```
+ */
 export type HttpRequestCallback<A = unknown> = (req: EventHttpRequest<A> | null, arg: A) => void;
 
 const CMD_NAMES: Record<number, string> = {

@@ -17,7 +17,13 @@ import type { HttpParseError } from './errors.js';
 import { EventHttpRequest, type Exchange } from './request.js';
 import { lower } from './headers.js';
 
-/** Path or default callback: `(request, arg)`. */
+/**
+ * Path or default callback: `(request, arg)`.
+ * @example
+ * ```ts
+ * const about: HttpCallback = (req) => req.sendReply(200, 'OK');
+ * ```
+ */
 export type HttpCallback<A = unknown> = (req: EventHttpRequest, arg: A) => void;
 
 const READ = 2;
@@ -53,7 +59,14 @@ function notFoundBody(uri: string): string {
   return `<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>The requested URL ${escapeHtml(uri)} was not found on this server.</p></body></html>\n`;
 }
 
-/** The decoded path of a request target (query removed; absolute form reduced to its path). */
+/**
+ * The decoded path of a request target (query removed; absolute form reduced to its path).
+ * @example
+ * ```ts
+ * decodedPath('/a%20b?x=1'); // '/a b'
+ * decodedPath('http://host/p?q'); // '/p'
+ * ```
+ */
 export function decodedPath(target: string): string {
   let start = 0;
   if (target.charCodeAt(0) !== 47 /* / */) {

@@ -1,54 +1,19 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { killAll, ROOT, runNode, type ExampleRun } from '../support/spawn.js';
 import { EXAMPLES, availableExamples, examplesDir, findExample } from '../../src/cli/examples.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const children = new Set<ChildProcess>();
-
-after(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
-
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  waitStderr: (text: string) => Promise<void>;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+after(killAll);
 
 /** Runs the CLI from source (`node --import tsx src/cli/main.ts`) or through `bin/eventide.js`. */
-function cli(args: string[], via: 'source' | 'bin' = 'source'): Run {
-  const argv = via === 'source' ? ['--import', 'tsx', 'src/cli/main.ts', ...args] : ['bin/eventide.js', ...args];
-  const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const exit = (once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>).then(([code, signal]) => ({ code, signal }));
-  const waitStderr = (text: string): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (err.includes(text)) {
-          child.stderr?.off('data', check);
-          resolve();
-        }
-      };
-      child.stderr?.on('data', check);
-      check();
-      void exit.then(() => reject(new Error(`exited before ${JSON.stringify(text)}: stdout=${JSON.stringify(out)} stderr=${JSON.stringify(err)}`)));
-    });
-  return { child, stdout: () => out, stderr: () => err, waitStderr, exit };
+function cli(args: string[], via: 'source' | 'bin' = 'source'): ExampleRun {
+  return runNode(via === 'source' ? ['--import', 'tsx', 'src/cli/main.ts', ...args] : ['bin/eventide.js', ...args]);
 }
 
-function kill(run: Run): void {
-  if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+function kill(run: ExampleRun): void {
+  run.kill();
 }
 
 test('the registry: unique names, files in examples/, only existing files are available', () => {
@@ -121,7 +86,7 @@ describe('eventide CLI', { concurrency: true, timeout: 30000 }, () => {
     try {
       await Promise.all(
         runs.map(async (run) => {
-          await run.waitStderr('Waiting for signal 15 (SIGTERM)');
+          await run.waitStderr(/Waiting for signal 15 \(SIGTERM\)/);
           run.child.kill('SIGTERM');
           const { code, signal } = await run.exit;
           assert.equal(signal, null, run.stderr());

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect, createServer as tlsCreateServer, type TLSSocket } from 'node:tls';
+import { connect as tlsConnect, createServer as tlsCreateServer } from 'node:tls';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { EventBase, Event, EventBuffer, EventBufferEvent, EventListener, EventSslContext } from '../../src/event/index.js';

@@ -1,25 +1,15 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { killAll, runExample } from '../support/spawn.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const children = new Set<ChildProcess>();
-
-after(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
+after(killAll);
 
 test('examples/file-io-loop.ts: numbered steps from FileIO callbacks, Stopping... at the 5th iteration, Done, exit 0', { timeout: 15000 }, async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/file-io-loop.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const run = runExample('file-io-loop.ts', []);
   try {
-    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    const { code, signal } = await run.waitExit(14000);
+    const out = run.stdout();
+    const err = run.stderr();
     assert.equal(signal, null);
     assert.equal(code, 0, err);
     assert.equal(err, '');
@@ -40,6 +30,6 @@ test('examples/file-io-loop.ts: numbered steps from FileIO callbacks, Stopping..
       ].join('\n'),
     );
   } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    run.kill();
   }
 });

@@ -1,16 +1,9 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { killAll, runExample, type ExampleRun } from '../support/spawn.js';
 import { Event, EventBase } from '../../src/event/index.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const children = new Set<ChildProcess>();
-
-after(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
+after(killAll);
 
 const METHOD = new EventBase().getMethod(); // "epoll" on Linux
 const HEADER = [
@@ -28,48 +21,21 @@ const HEADER = [
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  /** Resolves once stdout contains `text` (rejects if the process exits first). */
-  waitStdout: (text: string) => Promise<void>;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+/** The example with a pipe on its stdin. */
+function start(): ExampleRun {
+  const run = runExample('stdin-loop.ts', [], { spawn: { stdio: ['pipe', 'pipe', 'pipe'] } });
+  run.child.stdin?.on('error', () => {}); // EPIPE once the child is gone
+  return run;
 }
 
-function start(): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/stdin-loop.ts'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-  children.add(child);
-  let out = '';
-  let errText = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => (errText += d));
-  child.stdin?.on('error', () => {}); // EPIPE once the child is gone
-  const exit = (once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>).then(([code, signal]) => ({ code, signal, at: performance.now() }));
-  const waitStdout = (text: string): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (out.includes(text)) {
-          child.stdout?.off('data', check);
-          resolve();
-        }
-      };
-      child.stdout?.on('data', check);
-      check();
-      void exit.then(() => reject(new Error(`exited before printing ${JSON.stringify(text)}: stdout=${JSON.stringify(out)} stderr=${JSON.stringify(errText)}`)));
-    });
-  return { child, stdout: () => out, stderr: () => errText, waitStdout, exit };
-}
-
-/** Writes `line`, waits for its echo, then pauses so that the next line is a new iteration. */
-async function send(run: Run, line: string): Promise<void> {
+async function send(run: ExampleRun, line: string): Promise<void> {
   run.child.stdin?.write(`${line}\n`);
   await run.waitStdout(`${line}\n`);
   await sleep(30);
 }
 
-function kill(run: Run): void {
-  if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+function kill(run: ExampleRun): void {
+  run.kill();
 }
 
 describe('examples/stdin-loop.ts', { concurrency: true, timeout: 25000 }, () => {

@@ -25,6 +25,8 @@ const children = new Set<ChildProcess>();
 export interface ExitInfo {
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** performance.now() when the process had exited and its output was read. */
+  at: number;
 }
 
 /** A running example program. */
@@ -38,6 +40,8 @@ export interface ExampleRun {
   stderr(): string;
   /** Resolves with the match once stderr matches `re`; rejects if the process exits first or after `ms`. */
   waitStderr(re: RegExp, ms?: number): Promise<RegExpMatchArray>;
+  /** Resolves once stdout contains `text`; rejects if the process exits first or after `ms`. */
+  waitStdout(text: string, ms?: number): Promise<void>;
   /** Settles when the process has exited (and its output has been read). */
   exit: Promise<ExitInfo>;
   /** Waits for the exit, at most `ms`; then kills it (SIGKILL) and rejects. */
@@ -60,16 +64,33 @@ function running(c: ChildProcess): boolean {
  * ```
  */
 export function runExample(file: string, args: string[], opts: { nodeArgs?: string[]; spawn?: SpawnOptions } = {}): ExampleRun {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', `examples/${file}`, ...args], {
+  return runNode([...(opts.nodeArgs ?? []), '--import', 'tsx', `examples/${file}`, ...args], opts.spawn);
+}
+
+/**
+ * Starts `node` with `argv` (cwd = ROOT): any script, for example the CLI
+ * (`['--import', 'tsx', 'src/cli/main.ts', 'examples']`).
+ * @example
+ * ```ts
+ * const run = runNode(['bin/eventide.js', 'examples']);
+ * const { code } = await run.waitExit();
+ * ```
+ */
+export function runNode(argv: string[], spawnOpts: SpawnOptions = {}): ExampleRun {
+  const child = spawn(process.execPath, argv, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...opts.spawn,
+    ...spawnOpts,
   });
   children.add(child);
   const outChunks: Buffer[] = [];
   let errText = '';
   const stderrWaiters = new Set<() => void>();
-  child.stdout?.on('data', (d: Buffer) => outChunks.push(d));
+  const stdoutWaiters = new Set<() => void>();
+  child.stdout?.on('data', (d: Buffer) => {
+    outChunks.push(d);
+    for (const w of [...stdoutWaiters]) w();
+  });
   child.stderr?.setEncoding('utf8').on('data', (d: string) => {
     errText += d;
     for (const w of [...stderrWaiters]) w();
@@ -77,7 +98,7 @@ export function runExample(file: string, args: string[], opts: { nodeArgs?: stri
   // 'close' comes after 'exit' and after both pipes ended: all output is in.
   const exit = (once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>).then(([code, signal]) => {
     children.delete(child);
-    return { code, signal };
+    return { code, signal, at: performance.now() };
   });
   const stdoutBytes = (): Buffer => Buffer.concat(outChunks);
   const describe = (): string => `stdout=${JSON.stringify(stdoutBytes().toString('utf8').slice(0, 2000))} stderr=${JSON.stringify(errText.slice(0, 2000))}`;
@@ -112,6 +133,35 @@ export function runExample(file: string, args: string[], opts: { nodeArgs?: stri
       });
     });
 
+  const waitStdout = (text: string, ms = 20000): Promise<void> =>
+    new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (): void => {
+        stdoutWaiters.delete(check);
+        if (timer !== undefined) clearTimeout(timer);
+      };
+      const check = (): void => {
+        if (stdoutBytes().toString('utf8').includes(text)) {
+          done();
+          resolve();
+        }
+      };
+      stdoutWaiters.add(check);
+      timer = setTimeout(() => {
+        done();
+        reject(new Error(`timed out after ${ms} ms waiting for ${JSON.stringify(text)}: ${describe()}`));
+      }, ms);
+      check();
+      void exit.then(() => {
+        if (!stdoutWaiters.has(check)) return;
+        check();
+        if (stdoutWaiters.has(check)) {
+          done();
+          reject(new Error(`exited before printing ${JSON.stringify(text)}: ${describe()}`));
+        }
+      });
+    });
+
   const kill = (signal: NodeJS.Signals = 'SIGKILL'): void => {
     if (running(child)) child.kill(signal);
   };
@@ -137,6 +187,7 @@ export function runExample(file: string, args: string[], opts: { nodeArgs?: stri
     stdoutBytes,
     stderr: () => errText,
     waitStderr,
+    waitStdout,
     exit,
     waitExit,
     kill,

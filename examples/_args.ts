@@ -53,3 +53,49 @@ export function fail(message: string, code = 1): never {
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * Splits a command line into `--name VALUE` (or `--name=VALUE`) options, for
+ * the names in `valueOptions`, and positional arguments (everything after
+ * `--` is positional). An unknown `--option` or a missing value prints a
+ * message with `usage` and exits 1.
+ * @example
+ * ```ts
+ * const { options, positional } = parseCommandLine(process.argv.slice(2), ['--cert', '--key'], USAGE);
+ * ```
+ */
+export function parseCommandLine<O extends string>(argv: readonly string[], valueOptions: readonly O[], usage: string): { options: Map<O, string>; positional: string[] } {
+  const options = new Map<O, string>();
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '--') {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
+    const eq = a.indexOf('=');
+    const name = (eq > 0 ? a.slice(0, eq) : a) as O;
+    if (valueOptions.includes(name)) {
+      const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
+      if (value === undefined || value === '') fail(`${name} needs a value\n${usage}`, 1);
+      options.set(name, value);
+    } else if (a.startsWith('--')) {
+      fail(`Unknown option: ${a}\n${usage}`, 1);
+    } else {
+      positional.push(a);
+    }
+  }
+  return { options, positional };
+}
+
+/**
+ * The value of an option, else of a non-empty environment variable, else `fallback`.
+ * @example
+ * ```ts
+ * const cert = setting(options, '--cert', 'EVENTIDE_TLS_CERT', 'cert.pem');
+ * ```
+ */
+export function setting<O extends string, F extends string | null>(options: Map<O, string>, name: O, env: string | null, fallback: F): string | F {
+  const fromEnv = env === null ? undefined : process.env[env];
+  return options.get(name) ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : fallback);
+}

@@ -85,7 +85,7 @@
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { Event, EventBase, EventBuffer, EventBufferEvent, EventError, EventListener, EventSslContext, EventUtil } from '../src/event/index.js';
-import { errorText, fail, parsePort } from './_args.js';
+import { errorText, fail, parsePort, parseCommandLine, setting } from './_args.js';
 import { hostPort, listenOrExit, serveUntilStopped } from './_server.js';
 
 /** Largest piece taken from a connection's input at a time (the spec's limit). */
@@ -98,40 +98,9 @@ const USAGE = 'Usage: line-server.ts [PORT] [--host ADDRESS] [--cert FILE] [--ke
 // ---------------------------------------------------------------- arguments
 
 const VALUE_OPTIONS = ['--host', '--cert', '--key', '--domain', '--greeting'] as const;
-type ValueOption = (typeof VALUE_OPTIONS)[number];
 
-/** Splits the command line into `--name VALUE` options and positional arguments. */
-function parseCommandLine(argv: readonly string[]): { options: Map<ValueOption, string>; positional: string[] } {
-  const options = new Map<ValueOption, string>();
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === '--') {
-      positional.push(...argv.slice(i + 1));
-      break;
-    }
-    const eq = a.indexOf('=');
-    const name = (eq > 0 ? a.slice(0, eq) : a) as ValueOption;
-    if (VALUE_OPTIONS.includes(name)) {
-      const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
-      if (value === undefined) fail(`${name} needs a value\n${USAGE}`, 1);
-      options.set(name, value);
-    } else if (a.startsWith('--')) {
-      fail(`Unknown option: ${a}\n${USAGE}`, 1);
-    } else {
-      positional.push(a);
-    }
-  }
-  return { options, positional };
-}
 
-/** The value of an option, else of a non-empty environment variable, else `fallback`. */
-function setting(options: Map<ValueOption, string>, name: ValueOption, env: string | null, fallback: string): string {
-  const fromEnv = env === null ? undefined : process.env[env];
-  return options.get(name) ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : fallback);
-}
-
-const { options, positional } = parseCommandLine(process.argv.slice(2));
+const { options, positional } = parseCommandLine(process.argv.slice(2), VALUE_OPTIONS, USAGE);
 if (positional.length > 1) fail(USAGE, 1);
 const port = parsePort(positional[0], 25);
 if (port === null) fail('Invalid port', 1);

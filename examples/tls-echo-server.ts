@@ -69,57 +69,26 @@
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { Event, EventBase, EventBufferEvent, EventError, EventListener, EventSslContext, EventUtil } from '../src/event/index.js';
-import { fail, parsePort } from './_args.js';
+import { fail, parsePort, parseCommandLine, setting } from './_args.js';
 import { hostPort, listenOrExit, serveUntilStopped } from './_server.js';
 
 // ---------------------------------------------------------------- arguments
 
 const VALUE_OPTIONS = ['--cert', '--key', '--ca'] as const;
-type ValueOption = (typeof VALUE_OPTIONS)[number];
 
-/** Splits the command line into `--name VALUE` options and positional arguments. */
-function parseCommandLine(argv: readonly string[]): { options: Map<ValueOption, string>; positional: string[] } {
-  const options = new Map<ValueOption, string>();
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === '--') {
-      positional.push(...argv.slice(i + 1));
-      break;
-    }
-    const eq = a.indexOf('=');
-    const name = (eq > 0 ? a.slice(0, eq) : a) as ValueOption;
-    if (VALUE_OPTIONS.includes(name)) {
-      const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
-      if (value === undefined || value === '') fail(`${name} needs a file name`, 1);
-      options.set(name, value);
-    } else if (a.startsWith('--')) {
-      fail(`Unknown option: ${a}\nUsage: tls-echo-server.ts [PORT] [HOST] [--cert FILE] [--key FILE] [--ca FILE]`, 1);
-    } else {
-      positional.push(a);
-    }
-  }
-  return { options, positional };
-}
-
-/** The value of an option, else of a non-empty environment variable, else `fallback`. */
-function setting(options: Map<ValueOption, string>, name: ValueOption, env: string, fallback: string | null): string | null {
-  const fromEnv = process.env[env];
-  return options.get(name) ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : fallback);
-}
 
 // We *must* be able to get random numbers before anything TLS happens.
 if (!EventUtil.sslRandPoll()) fail('EventUtil::sslRandPoll failed: no random numbers available', 1);
 
-const { options, positional } = parseCommandLine(process.argv.slice(2));
+const { options, positional } = parseCommandLine(process.argv.slice(2), VALUE_OPTIONS, 'Usage: tls-echo-server.ts [PORT] [HOST] [--cert FILE] [--key FILE] [--ca FILE]');
 if (positional.length > 2) fail('Usage: tls-echo-server.ts [PORT] [HOST] [--cert FILE] [--key FILE] [--ca FILE]', 1);
 const port = parsePort(positional[0], 9999);
 if (port === null) fail('Invalid port', 1);
 const host = positional[1] ?? '127.0.0.1';
 if (host === '') fail('Invalid host: empty', 1);
 
-const certFile = setting(options, '--cert', 'EVENTIDE_TLS_CERT', 'cert.pem') as string;
-const keyFile = setting(options, '--key', 'EVENTIDE_TLS_KEY', 'privkey.pem') as string;
+const certFile = setting(options, '--cert', 'EVENTIDE_TLS_CERT', 'cert.pem');
+const keyFile = setting(options, '--key', 'EVENTIDE_TLS_KEY', 'privkey.pem');
 const caFile = setting(options, '--ca', 'EVENTIDE_TLS_CA', null);
 
 // ---------------------------------------------------------------- TLS context

@@ -18,7 +18,7 @@ import { fdOf } from './descriptor.js';
 import { setLastSocketError } from './util.js';
 import { Ring } from './ring.js';
 import type { EventSslContext } from './ssl.js';
-import type { EventDnsBase } from './dns.js';
+import { isInvalidName, type EventDnsBase } from './dns.js';
 import { startTls, type TlsSession } from './tls-session.js';
 
 const READ = 2;
@@ -650,6 +650,9 @@ export class EventBufferEvent<A = unknown> {
         const first = addresses[0];
         done(err, first ? first.address : null, err ? dnsBase.errorString(err) : 'no address');
       });
+    } else if (isInvalidName(host)) {
+      // RFC 6761: never sent to the system resolver; fails as a lookup would, from the loop.
+      queueMicrotask(() => done({ message: 'reserved name' }, null, gaiText(Object.assign(new Error(host), { code: 'ENOTFOUND' }))));
     } else {
       const fam = family === 2 ? 4 : family === 10 ? 6 : 0;
       lookup(host, { family: fam }, (err, address) => {

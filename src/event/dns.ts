@@ -423,6 +423,16 @@ function literalOutcome(name: string, family: number): Outcome | null {
 // ---------------------------------------------------------------------------
 
 /**
+ * Whether a name is under the reserved `.invalid` domain (RFC 6761 6.4):
+ * such names never resolve and are never sent to a resolver.
+ * @internal
+ */
+export function isInvalidName(name: string): boolean {
+  const n = name.toLowerCase().replace(/\.$/, '');
+  return n === 'invalid' || n.endsWith('.invalid');
+}
+
+/**
  * An asynchronous DNS resolver bound to an EventBase (libevent's `evdns_base`).
  *
  * Loop liveness: a DNS base keeps `dispatch()` / `loop()` running only while a
@@ -1074,7 +1084,7 @@ export class EventDnsBase {
     const entries = this.#hosts.get(key) ?? (key === 'localhost' ? LOCALHOST : undefined);
     if (entries === undefined) {
       // RFC 6761 6.4: names under .invalid never resolve, and are never sent to a nameserver.
-      if (key === 'invalid' || key.endsWith('.invalid')) return { error: failure('ENOTFOUND', 'getaddrinfo', hostname, 'reserved name (RFC 6761)'), addresses: [] };
+      if (isInvalidName(key)) return { error: failure('ENOTFOUND', 'getaddrinfo', hostname, 'reserved name (RFC 6761)'), addresses: [] };
       return null;
     }
     const matching = entries.filter((e) => familyAllows(family, e.family));

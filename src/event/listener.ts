@@ -23,7 +23,8 @@
  *   nothing), and the 'error' Node emits on the next tick is swallowed.
  * - Descriptors: `net.Server#listen({ fd })`, synchronous as well.
  * - Host names (`localhost:0`, `example.test:80`) are resolved synchronously
- *   like PHP's `getaddrinfo()` call: `localhost` means 127.0.0.1; other names
+ *   like PHP's `getaddrinfo()` call: `localhost` means 127.0.0.1 and names
+ *   under `.invalid` fail at once (RFC 6761, no query); other names
  *   are looked up by `dns.lookup()` in a short-lived child process (Node has
  *   no synchronous resolver), about 0.1 s.
  *
@@ -42,6 +43,7 @@
  * @module
  */
 import { spawnSync } from 'node:child_process';
+import { isInvalidName } from './dns.js';
 import { accessSync, constants as fsConstants, existsSync, fstatSync } from 'node:fs';
 import { Server, Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
@@ -211,7 +213,9 @@ function newServer(): Server {
 /** Resolves a host name synchronously; `null` when it cannot be resolved. */
 function resolveSync(host: string): { address: string; family: 4 | 6 } | null {
   const name = host.toLowerCase().replace(/\.$/, '');
-  if (name === 'localhost') return { address: '127.0.0.1', family: 4 };
+  // RFC 6761: localhost names are the loopback, .invalid names never resolve; neither is asked of a resolver.
+  if (name === 'localhost' || name.endsWith('.localhost')) return { address: '127.0.0.1', family: 4 };
+  if (isInvalidName(name)) return null;
   const script =
     "require('dns').lookup(process.argv[1], (e, a, f) => process.stdout.write(JSON.stringify(e ? null : { address: a, family: f })))";
   const env = { ...process.env };

@@ -369,6 +369,19 @@ test('connectHost with the system resolver (localhost, no network traffic)', asy
   server.close();
 });
 
+test('connectHost: a resolver failure gives ERROR and getDnsErrorString() text (a .invalid name: no query sent)', async () => {
+  const base = new EventBase();
+  const events: number[] = [];
+  const bev = new EventBufferEvent(base, null, 0, null, null, (b, ev) => {
+    events.push(ev);
+    b.free();
+  });
+  assert.equal(bev.connectHost(null, 'no-such-host.invalid', 80), true);
+  await base.dispatch();
+  assert.deepEqual(events, [ERROR]);
+  assert.equal(bev.getDnsErrorString(), 'nodename nor servname provided, or not known');
+});
+
 test('bad arguments: options, masks, priorities', async () => {
   const base = new EventBase();
   assert.throws(() => new EventBufferEvent(base, null, 99), /Invalid options/);

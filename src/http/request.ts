@@ -176,15 +176,6 @@ export class EventHttpRequest<A = unknown> {
     return (this.#host ??= stripPort(this.rawHost));
   }
 
-  /** Sets the host (client side, or tests). @internal */
-  set host(value: string) {
-    this.#host = value;
-  }
-
-  /** The host without its port. @internal */
-  get host(): string {
-    return this.getHost();
-  }
 
   /**
    * The HTTP version of the request as `[major, minor]`.

@@ -360,6 +360,11 @@ export class EventHttp {
     return promise;
   }
 
+  /** Whether this server speaks HTTPS (it was built with an EventSslContext). @internal */
+  get secure(): boolean {
+    return this.#ctx !== null;
+  }
+
   /** Whether shutdown() was called. @internal */
   get shuttingDown(): boolean {
     return this.#shutdown !== null;

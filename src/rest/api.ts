@@ -1,0 +1,266 @@
+/**
+ * {@link RestApi}: a URL conf plus settings, served on an `EventHttp`
+ * server ({@link RestApi.serve}) or mounted on `node:http`
+ * ({@link RestApi.nodeHandler}). Both adapters turn the transport's request
+ * into a {@link RawRequest}, run {@link RestApi.handle}, and write the
+ * {@link RenderedResponse}.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EventHttp } from '../http/server.js';
+import { EventHttpRequest } from '../http/request.js';
+import { EventBuffer } from '../event/buffer.js';
+import { statusText } from '../http/parser.js';
+import { APIException, NotFound, RequestTooLarge } from './errors.js';
+import { JSONRenderer } from './renderers.js';
+import './browsable.js';
+import { Request, type RawRequest } from './request.js';
+import { Response, type RenderedResponse } from './response.js';
+import { createSettings, type Settings, type SettingsInput } from './settings.js';
+import { URLResolver, setDefaultUrlconf, type UrlPattern } from './urls.js';
+import { exceptionHandler, logError } from './views.js';
+
+/**
+ * What {@link RestApi.handle} reports per request to `onResponse`.
+ * @example
+ * ```ts
+ * const api = new RestApi({ urlpatterns, onResponse: (e: AccessLogEntry) => console.log(`${e.method} ${e.target} ${e.status} ${e.ms.toFixed(1)}ms`) });
+ * ```
+ */
+export interface AccessLogEntry {
+  method: string;
+  target: string;
+  status: number;
+  bytes: number;
+  ms: number;
+  remoteAddress: string | null;
+}
+
+/**
+ * Options of {@link RestApi}.
+ * @example
+ * ```ts
+ * const options: RestApiOptions = { urlpatterns: [path('items/', ItemList.asView(), { name: 'item-list' })], settings: { PAGE_SIZE: 10, DEFAULT_PAGINATION_CLASS: PageNumberPagination } };
+ * ```
+ */
+export interface RestApiOptions {
+  /** The routes. */
+  urlpatterns: readonly UrlPattern[];
+  /** Settings (validated by {@link createSettings}), or already-built settings. */
+  settings?: SettingsInput | Settings;
+  /** Redirect `/items` to `/items/` (301) when only the slashed path exists (Django's APPEND_SLASH). Default true. */
+  appendSlash?: boolean;
+  /** Called after each response is rendered. */
+  onResponse?: (entry: AccessLogEntry) => void;
+}
+
+const jsonRenderer = new JSONRenderer();
+const EMPTY = Buffer.alloc(0);
+const ALL_METHODS =
+  EventHttpRequest.CMD_GET | EventHttpRequest.CMD_POST | EventHttpRequest.CMD_HEAD | EventHttpRequest.CMD_PUT | EventHttpRequest.CMD_DELETE | EventHttpRequest.CMD_OPTIONS | EventHttpRequest.CMD_PATCH | EventHttpRequest.CMD_TRACE;
+
+function isSettings(s: SettingsInput | Settings): s is Settings {
+  return Object.isFrozen(s) && 'VERSION_LIFECYCLE' in s && 'MAX_BODY_SIZE' in s;
+}
+
+/**
+ * A web API: routes, settings and the request cycle, independent of the
+ * transport. Building one validates the settings (start-up errors are
+ * {@link ImproperlyConfigured}) and makes its URL conf the default for
+ * `reverse()` calls without a request.
+ * @example
+ * ```ts
+ * import { EventBase } from 'eventide/event';
+ * import { EventHttp } from 'eventide/http';
+ * import { RestApi, path, APIView, Response } from 'eventide/rest';
+ *
+ * class Hello extends APIView { override get() { return new Response({ hello: 'world' }); } }
+ * const api = new RestApi({ urlpatterns: [path('hello/', Hello.asView(), { name: 'hello' })] });
+ * const base = new EventBase();
+ * const http = new EventHttp(base);
+ * http.bind('127.0.0.1', 8000);
+ * api.serve(http);
+ * await base.dispatch();
+ * ```
+ */
+export class RestApi {
+  /** The validated settings. */
+  readonly settings: Settings;
+  /** The root URL resolver. */
+  readonly urlconf: URLResolver;
+  readonly #appendSlash: boolean;
+  readonly #onResponse: ((entry: AccessLogEntry) => void) | null;
+
+  constructor(options: RestApiOptions) {
+    this.settings = options.settings !== undefined && isSettings(options.settings) ? options.settings : createSettings(options.settings as SettingsInput | undefined);
+    this.urlconf = new URLResolver(options.urlpatterns);
+    this.#appendSlash = options.appendSlash ?? true;
+    this.#onResponse = options.onResponse ?? null;
+    setDefaultUrlconf(this.urlconf);
+  }
+
+  /** Handles one request: routes it, runs the view, renders the response. Never rejects. */
+  async handle(raw: RawRequest): Promise<RenderedResponse> {
+    const started = this.#onResponse !== null ? performance.now() : 0;
+    let request: Request | null = null;
+    let out: RenderedResponse;
+    try {
+      request = new Request(raw, this.settings);
+      request.urlconf = this.urlconf;
+      request.api = this;
+      const match = this.urlconf.resolve(request.path);
+      let response: Response;
+      if (match === null) {
+        response = this.#notFound(request);
+      } else {
+        request.resolverMatch = match;
+        response = await match.func(request);
+      }
+      out = this.render(response, request);
+    } catch (error) {
+      out = this.render(exceptionHandler(error, request), request);
+    }
+    if (this.#onResponse !== null) {
+      this.#onResponse({ method: raw.method, target: raw.target, status: out.status, bytes: out.body.length, ms: performance.now() - started, remoteAddress: raw.remoteAddress ?? null });
+    }
+    return out;
+  }
+
+  #notFound(request: Request): Response {
+    if (this.#appendSlash && !request.path.endsWith('/') && (request.method === 'GET' || request.method === 'HEAD') && this.urlconf.resolve(request.path + '/') !== null) {
+      const location = request.rawPath + '/' + (request.queryString ? '?' + request.queryString : '');
+      return new Response(undefined, { status: 301, headers: { Location: location } });
+    }
+    return exceptionHandler(new NotFound(), request);
+  }
+
+  /** Renders a response with its negotiated renderer (JSON when there is none). */
+  render(response: Response, request: Request | null): RenderedResponse {
+    let renderer = response.renderer ?? jsonRenderer;
+    let mediaType = response.mediaType ?? renderer.mediaType;
+    let body: Buffer | string;
+    try {
+      body = response.data === undefined ? '' : renderer.render(response.data, mediaType, { request, response, view: response.view });
+    } catch (error) {
+      logError(error, request);
+      renderer = jsonRenderer;
+      mediaType = renderer.mediaType;
+      response = exceptionHandler(error instanceof APIException ? error : new Error('render failed', { cause: error }), request);
+      body = renderer.render(response.data, mediaType, { request, response, view: null });
+    }
+    const headers = response.headerEntries();
+    if (response.data !== undefined && !response.hasHeader('Content-Type')) {
+      let ct = response.contentType ?? (renderer.charset !== null ? `${renderer.mediaType}; charset=${renderer.charset}` : renderer.mediaType);
+      const scheme = request?.versioningScheme;
+      if (response.contentType === null && scheme && request?.version != null && scheme.varyHeaders.includes('Accept')) {
+        ct += `; ${scheme.versionParam ?? request.settings.VERSION_PARAM}=${request.version}`;
+      }
+      headers.push(['Content-Type', ct]);
+    }
+    return { status: response.status, headers, body: typeof body === 'string' ? (body === '' ? EMPTY : Buffer.from(body, 'utf8')) : body };
+  }
+
+  /**
+   * Serves this API on an `EventHttp` server: installs the default
+   * callback and allows every method a view may handle (OPTIONS and PATCH
+   * included).
+   * @example
+   * ```ts
+   * api.serve(http);
+   * ```
+   */
+  serve(http: EventHttp): void {
+    http.setAllowedMethods(ALL_METHODS);
+    const secure = http.secure;
+    http.setDefaultCallback((req: EventHttpRequest) => {
+      const input = req.hasInputBuffer ? req.getInputBuffer() : null;
+      const raw: RawRequest = {
+        method: req.getMethod(),
+        target: originForm(req.getUri()),
+        headers: req.input.entries(),
+        body: input !== null && input.length > 0 ? input.pullup(-1) ?? null : null,
+        secure,
+        remoteAddress: peerOf(req),
+        native: req,
+      };
+      void this.handle(raw).then(
+        (out) => writeEventHttp(req, out),
+        (error: unknown) => {
+          logError(error, null);
+          req.sendError(500);
+        },
+      );
+    });
+  }
+
+  /**
+   * A `(req, res)` handler for `node:http` (and frameworks that take one).
+   * Bodies larger than `MAX_BODY_SIZE` get 413 without being buffered.
+   * @example
+   * ```ts
+   * import { createServer } from 'node:http';
+   * createServer(api.nodeHandler()).listen(8000, '127.0.0.1');
+   * ```
+   */
+  nodeHandler(): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let tooLarge = false;
+      const limit = this.settings.MAX_BODY_SIZE;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > limit) tooLarge = true;
+        else chunks.push(c);
+      });
+      req.on('error', () => res.destroy());
+      req.on('end', () => {
+        const headers: [string, string][] = [];
+        const rh = req.rawHeaders;
+        for (let i = 0; i + 1 < rh.length; i += 2) headers.push([rh[i] as string, rh[i + 1] as string]);
+        const raw: RawRequest = {
+          method: req.method ?? 'GET',
+          target: originForm(req.url ?? '/'),
+          headers,
+          body: chunks.length === 0 ? null : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
+          secure: (req.socket as { encrypted?: boolean }).encrypted === true,
+          remoteAddress: req.socket.remoteAddress ?? null,
+          native: req,
+        };
+        const done = tooLarge ? Promise.resolve(this.render(exceptionHandler(new RequestTooLarge(limit), null), null)) : this.handle(raw);
+        void done.then((out) => {
+          if (res.destroyed) return;
+          res.statusCode = out.status;
+          for (const [k, v] of out.headers) res.appendHeader(k, v);
+          res.end(req.method === 'HEAD' ? undefined : out.body);
+        });
+      });
+    };
+  }
+}
+
+/** `http://host/path?q` -> `/path?q`; origin-form as it is. */
+function originForm(target: string): string {
+  if (target.charCodeAt(0) === 47) return target;
+  const m = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/.exec(target);
+  if (m === null) return target === '*' ? '/' : target;
+  const rest = target.slice(m[0].length);
+  return rest === '' || rest.charCodeAt(0) !== 47 ? '/' + rest : rest;
+}
+
+function peerOf(req: EventHttpRequest): string | null {
+  const conn = req.getConnection() as { getPeer?: () => { address: string } | false } | null;
+  const peer = conn?.getPeer?.();
+  return peer ? peer.address : null;
+}
+
+function writeEventHttp(req: EventHttpRequest, out: RenderedResponse): void {
+  for (const [k, v] of out.headers) req.addHeader(k, v, EventHttpRequest.OUTPUT_HEADER);
+  let buf: EventBuffer | null = null;
+  if (out.body.length > 0) {
+    buf = new EventBuffer();
+    buf.add(out.body);
+  }
+  req.sendReply(out.status, statusText(out.status), buf);
+}

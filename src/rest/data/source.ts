@@ -1,0 +1,134 @@
+/**
+ * The data-source contract pagination works on: a {@link Queryset} can count
+ * its rows, return a slice in order, change its ordering and narrow itself
+ * with comparison filters (keyset paging). Querysets are immutable: every
+ * method that changes something returns a new queryset.
+ *
+ * Implementations: `ArrayQueryset` (in memory) and `SqlQueryset` (Kysely on
+ * SQLite or PostgreSQL).
+ *
+ * **NULL placement** (the same in every implementation): NULL sorts before
+ * every value, so it comes first in an ascending ordering and last in a
+ * descending one; in filters NULL is smaller than every value (`lt` a value
+ * includes the NULL rows, `gt` a value excludes them, `gt` NULL means "not
+ * NULL", `lt` NULL matches nothing).
+ *
+ * @module
+ */
+
+/**
+ * The type of a field, which decides how values compare, how a cursor
+ * position is written (Python's `str()`) and parsed back.
+ * @example
+ * ```ts
+ * const t: FieldType = 'datetime';
+ * ```
+ */
+export type FieldType = 'integer' | 'float' | 'text' | 'datetime' | 'boolean';
+
+/**
+ * What a source knows about one field.
+ * @example
+ * ```ts
+ * const created: FieldInfo = { type: 'datetime', unique: true };
+ * ```
+ */
+export interface FieldInfo {
+  /** How values compare and print. */
+  readonly type: FieldType;
+  /** Whether no two rows share a value (a primary key is unique). */
+  readonly unique?: boolean;
+  /** Whether the field may hold NULL. */
+  readonly nullable?: boolean;
+}
+
+/**
+ * A comparison of {@link Queryset.filter}.
+ * @example
+ * ```ts
+ * const op: Comparison = 'lt';
+ * ```
+ */
+export type Comparison = 'lt' | 'lte' | 'gt' | 'gte' | 'eq';
+
+/**
+ * Returned by {@link Queryset.parsePosition} when a cursor position cannot
+ * be read as a value of the field.
+ * @example
+ * ```ts
+ * if (qs.parsePosition('created', p) === INVALID_POSITION) throw new NotFound('Invalid cursor');
+ * ```
+ */
+export const INVALID_POSITION: unique symbol = Symbol('eventide.invalidPosition');
+
+/**
+ * How to count: exactly, or stop counting at `cap` rows (the result is then
+ * `min(count, cap)`).
+ * @example
+ * ```ts
+ * const n = await qs.count({ cap: 10_000 });
+ * ```
+ */
+export interface CountOptions {
+  /** Count at most this many rows. */
+  readonly cap?: number;
+}
+
+/**
+ * A source of rows that pagination, filters and generic views work on.
+ * Rows are plain objects keyed by field name; datetimes are `Date`s.
+ * @example
+ * ```ts
+ * async function firstPage(qs: Queryset) {
+ *   const ordered = qs.orderBy('-created');
+ *   return { count: await ordered.count(), rows: await ordered.slice(0, 10) };
+ * }
+ * ```
+ */
+export interface Queryset<Row extends object = Record<string, unknown>> {
+  /** The fields rows have, with their types. */
+  readonly fields: Readonly<Record<string, FieldInfo>>;
+  /** The primary-key field (unique, not nullable). */
+  readonly primaryKey: string;
+  /** The ordering applied, as terms (`'-created'`, `'price'`); empty when unordered. */
+  readonly ordering: readonly string[];
+  /**
+   * A queryset ordered by `terms` (`'-price'` is descending). When no term
+   * names a unique field, the primary key is appended as a tie-breaker in
+   * the direction of the last term (`-price` orders by `-price, -id`);
+   * `ordering` reports the terms as given. Unknown fields throw a
+   * `ConfigurationError`.
+   */
+  orderBy(...terms: string[]): Queryset<Row>;
+  /** A queryset narrowed to rows whose `field` compares to `value` (NULL rules in the module doc). */
+  filter(field: string, op: Comparison, value: unknown): Queryset<Row>;
+  /** How many rows there are (exact, or capped). */
+  count(options?: CountOptions): Promise<number>;
+  /** An estimate of the row count from the database's statistics, or `null` when the source cannot estimate. */
+  estimateCount(): Promise<number | null>;
+  /** A stable text naming this query (source, filters, ordering) for count caches. */
+  readonly cacheKey: string;
+  /** The rows `[start, end)` in order (fewer at the end of the data). */
+  slice(start: number, end: number): Promise<Row[]>;
+  /** Every row in order. */
+  all(): Promise<Row[]>;
+  /**
+   * A row's value of `field` written as Python's `str()` would (DRF's cursor
+   * position): integers in decimal, datetimes as
+   * `2020-01-01 00:16:31.667000+00:00`, booleans `True` / `False`, NULL `None`.
+   */
+  position(row: Row, field: string): string;
+  /** Reads a position written by {@link position} back into a value for {@link filter}. */
+  parsePosition(field: string, position: string): unknown;
+}
+
+/**
+ * Whether a value is a {@link Queryset} (duck-typed, so any implementation qualifies).
+ * @example
+ * ```ts
+ * if (!isQueryset(source)) source = new ArrayQueryset(source, { fields });
+ * ```
+ */
+export function isQueryset(value: unknown): value is Queryset<object> {
+  return typeof value === 'object' && value !== null && typeof (value as Queryset).slice === 'function' && typeof (value as Queryset).orderBy === 'function' && typeof (value as Queryset).count === 'function';
+}

@@ -1,0 +1,285 @@
+/**
+ * The error registry of the web-API layer.
+ *
+ * Two families share one registry of stable codes, {@link REST_ERROR_CODES}:
+ *
+ * - **API exceptions** ({@link APIException} and its subclasses) are raised
+ *   while handling a request and become the response: their `status` and a
+ *   JSON body `{"detail": ...}` (Django REST framework's shape and texts).
+ * - **Programming and configuration errors** ({@link ImproperlyConfigured},
+ *   {@link NoReverseMatch}, {@link ConfigurationError}) are thrown at start-up
+ *   or by `reverse()`; when one escapes a view the client gets a plain 500 and
+ *   the error is logged.
+ *
+ * Every code is documented in `docs/errors.md` (a test checks it).
+ *
+ * @module
+ */
+
+/**
+ * Every code of the web-API layer with its HTTP status (the answer when it
+ * reaches a client) and a one-line description.
+ * @example
+ * ```ts
+ * console.log(REST_ERROR_CODES.ERR_REST_NOT_FOUND.status); // 404
+ * ```
+ */
+export const REST_ERROR_CODES = {
+  ERR_REST_PARSE: { status: 400, description: 'The request body could not be parsed (malformed JSON or form data, or a body of the wrong encoding).' },
+  ERR_REST_VALIDATION: { status: 400, description: 'Input data failed validation; `detail` holds the field errors.' },
+  ERR_REST_DISALLOWED_HOST: { status: 400, description: 'The Host (or X-Forwarded-Host) header names a host outside ALLOWED_HOSTS.' },
+  ERR_REST_NOT_FOUND: { status: 404, description: 'The resource, page, cursor or version does not exist (`Not found.`, `Invalid page.`, `Invalid cursor`, `Invalid version in URL path.`, ...).' },
+  ERR_REST_METHOD_NOT_ALLOWED: { status: 405, description: 'The view has no handler for the request method; the response carries `Allow`.' },
+  ERR_REST_NOT_ACCEPTABLE: { status: 406, description: 'No renderer satisfies the Accept header or `?format=`, or the version in the Accept header is not allowed.' },
+  ERR_REST_UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The request body has a Content-Type no parser of the view accepts.' },
+  ERR_REST_REQUEST_TOO_LARGE: { status: 413, description: 'The request body is larger than the configured maximum.' },
+  ERR_REST_SERVER: { status: 500, description: 'A view, serializer or data source failed; the client gets `{"detail": "A server error occurred."}` and the cause is logged.' },
+  ERR_REST_IMPROPERLY_CONFIGURED: { status: 500, description: 'A setting or class attribute is invalid (checked at start-up where possible), for example ALLOWED_VERSIONS given as a string.' },
+  ERR_REST_NO_REVERSE_MATCH: { status: 500, description: '`reverse()` found no route with that name, or the arguments do not fit its converters.' },
+  ERR_REST_INVALID_ARGUMENT: { status: 500, description: 'A function of the layer was called with an argument of the wrong type or shape.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+/**
+ * A stable error code of the web-API layer.
+ * @example
+ * ```ts
+ * const code: RestErrorCode = 'ERR_REST_NOT_FOUND';
+ * ```
+ */
+export type RestErrorCode = keyof typeof REST_ERROR_CODES;
+
+/**
+ * Options of every error constructor of this module.
+ * @example
+ * ```ts
+ * throw new ParseError('JSON parse error', { cause: err });
+ * ```
+ */
+export interface RestErrorOptions {
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/**
+ * The base class of every error of the web-API layer.
+ * @example
+ * ```ts
+ * try { reverse('nope'); } catch (e) { if (e instanceof RestError) console.log(e.code); }
+ * ```
+ */
+export class RestError extends Error {
+  /** The stable code from {@link REST_ERROR_CODES}. */
+  readonly code: RestErrorCode;
+  /** The HTTP status a client sees when this error ends a request. */
+  readonly status: number;
+
+  constructor(code: RestErrorCode, message: string, options: RestErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = REST_ERROR_CODES[code].status;
+    this.name = 'RestError';
+  }
+}
+
+/**
+ * The `detail` of an API exception: a message, or a structure of messages
+ * (validation errors per field).
+ * @example
+ * ```ts
+ * const detail: ErrorDetail = { name: ['This field is required.'] };
+ * ```
+ */
+export type ErrorDetail = string | readonly ErrorDetail[] | { readonly [key: string]: ErrorDetail };
+
+/**
+ * An error that becomes the response: `status` and `{"detail": ...}`.
+ * Raise it (or a subclass) from a view, a paginator or a versioning scheme.
+ * @example
+ * ```ts
+ * throw new APIException('Service temporarily unavailable.', { status: 503 });
+ * ```
+ */
+export class APIException extends RestError {
+  /** What the client reads in `detail`. */
+  readonly detail: ErrorDetail;
+  /** Extra response headers (for example `Allow` on a 405). */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    detail: ErrorDetail = 'A server error occurred.',
+    options: RestErrorOptions & { status?: number; code?: RestErrorCode; headers?: Record<string, string> } = {},
+  ) {
+    super(options.code ?? 'ERR_REST_SERVER', typeof detail === 'string' ? detail : JSON.stringify(detail), options);
+    if (options.status !== undefined) (this as { status: number }).status = options.status;
+    this.detail = detail;
+    this.headers = options.headers ?? {};
+    this.name = 'APIException';
+  }
+
+  /** The response body: `{"detail": ...}`, or the field errors as they are for a validation error. */
+  body(): unknown {
+    return { detail: this.detail };
+  }
+}
+
+/**
+ * 400: the body could not be parsed.
+ * @example
+ * ```ts
+ * throw new ParseError('JSON parse error - Unexpected token');
+ * ```
+ */
+export class ParseError extends APIException {
+  constructor(detail: ErrorDetail = 'Malformed request.', options: RestErrorOptions = {}) {
+    super(detail, { ...options, code: 'ERR_REST_PARSE' });
+    this.name = 'ParseError';
+  }
+}
+
+/**
+ * 400: input failed validation. The body is the errors themselves (DRF's
+ * shape), not wrapped in `detail`.
+ * @example
+ * ```ts
+ * throw new ValidationError({ name: ['This field is required.'] });
+ * ```
+ */
+export class ValidationError extends APIException {
+  constructor(detail: ErrorDetail = 'Invalid input.', options: RestErrorOptions = {}) {
+    super(typeof detail === 'string' ? [detail] : detail, { ...options, code: 'ERR_REST_VALIDATION' });
+    this.name = 'ValidationError';
+  }
+
+  override body(): unknown {
+    return this.detail;
+  }
+}
+
+/**
+ * 400: the request's host is not in `ALLOWED_HOSTS`.
+ * @example
+ * ```ts
+ * throw new DisallowedHost('evil.example');
+ * ```
+ */
+export class DisallowedHost extends APIException {
+  constructor(host: string, options: RestErrorOptions = {}) {
+    super(`Invalid HTTP_HOST header: ${JSON.stringify(host)}.`, { ...options, code: 'ERR_REST_DISALLOWED_HOST' });
+    this.name = 'DisallowedHost';
+  }
+}
+
+/**
+ * 404 with a `detail` text (`Not found.` by default).
+ * @example
+ * ```ts
+ * throw new NotFound('Invalid page.');
+ * ```
+ */
+export class NotFound extends APIException {
+  constructor(detail: ErrorDetail = 'Not found.', options: RestErrorOptions = {}) {
+    super(detail, { ...options, code: 'ERR_REST_NOT_FOUND' });
+    this.name = 'NotFound';
+  }
+}
+
+/**
+ * 405 with `Allow`: `Method "PUT" not allowed.`
+ * @example
+ * ```ts
+ * throw new MethodNotAllowed('PUT', ['GET', 'HEAD', 'OPTIONS']);
+ * ```
+ */
+export class MethodNotAllowed extends APIException {
+  constructor(method: string, allowed: readonly string[], options: RestErrorOptions = {}) {
+    super(`Method "${method}" not allowed.`, { ...options, code: 'ERR_REST_METHOD_NOT_ALLOWED', headers: { Allow: allowed.join(', ') } });
+    this.name = 'MethodNotAllowed';
+  }
+}
+
+/**
+ * 406: `Could not satisfy the request Accept header.` by default.
+ * @example
+ * ```ts
+ * throw new NotAcceptable('Invalid version in "Accept" header.');
+ * ```
+ */
+export class NotAcceptable extends APIException {
+  constructor(detail: ErrorDetail = 'Could not satisfy the request Accept header.', options: RestErrorOptions = {}) {
+    super(detail, { ...options, code: 'ERR_REST_NOT_ACCEPTABLE' });
+    this.name = 'NotAcceptable';
+  }
+}
+
+/**
+ * 415: `Unsupported media type "text/csv" in request.`
+ * @example
+ * ```ts
+ * throw new UnsupportedMediaType('text/csv');
+ * ```
+ */
+export class UnsupportedMediaType extends APIException {
+  constructor(mediaType: string, options: RestErrorOptions = {}) {
+    super(`Unsupported media type "${mediaType}" in request.`, { ...options, code: 'ERR_REST_UNSUPPORTED_MEDIA_TYPE' });
+    this.name = 'UnsupportedMediaType';
+  }
+}
+
+/**
+ * 413: the body is larger than the view accepts.
+ * @example
+ * ```ts
+ * throw new RequestTooLarge(1_048_576);
+ * ```
+ */
+export class RequestTooLarge extends APIException {
+  constructor(limit: number, options: RestErrorOptions = {}) {
+    super(`Request body larger than ${limit} bytes.`, { ...options, code: 'ERR_REST_REQUEST_TOO_LARGE' });
+    this.name = 'RequestTooLarge';
+  }
+}
+
+/**
+ * A setting or class attribute is invalid. Thrown at start-up by the
+ * settings check, or while handling a request when a view is misconfigured
+ * (the client then gets a 500).
+ * @example
+ * ```ts
+ * throw new ImproperlyConfigured('ALLOWED_VERSIONS must be an array, not a string.');
+ * ```
+ */
+export class ImproperlyConfigured extends RestError {
+  constructor(message: string, options: RestErrorOptions = {}) {
+    super('ERR_REST_IMPROPERLY_CONFIGURED', message, options);
+    this.name = 'ImproperlyConfigured';
+  }
+}
+
+/**
+ * `reverse()` found no route for the name and arguments.
+ * @example
+ * ```ts
+ * try { reverse('missing'); } catch (e) { if (e instanceof NoReverseMatch) console.log(e.message); }
+ * ```
+ */
+export class NoReverseMatch extends RestError {
+  constructor(message: string, options: RestErrorOptions = {}) {
+    super('ERR_REST_NO_REVERSE_MATCH', message, options);
+    this.name = 'NoReverseMatch';
+  }
+}
+
+/**
+ * A function of the layer was called with an argument of the wrong type or
+ * shape (a programming error, never the client's).
+ * @example
+ * ```ts
+ * throw new ConfigurationError('path() needs a view function');
+ * ```
+ */
+export class ConfigurationError extends RestError {
+  constructor(message: string, options: RestErrorOptions = {}) {
+    super('ERR_REST_INVALID_ARGUMENT', message, options);
+    this.name = 'ConfigurationError';
+  }
+}

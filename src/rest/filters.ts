@@ -1,0 +1,102 @@
+/**
+ * Filter backends: classes a generic list view runs over its queryset before
+ * paginating it (`filterBackends`, default `DEFAULT_FILTER_BACKENDS`).
+ *
+ * @module
+ */
+import type { Request } from './request.js';
+import type { Queryset } from './data/source.js';
+import type { PaginatedView, SchemaParameter } from './pagination/base.js';
+
+/**
+ * The base of every filter backend.
+ * @example
+ * ```ts
+ * class InStock extends BaseFilterBackend {
+ *   override filterQueryset<Row extends object>(request: Request, qs: Queryset<Row>) { return qs.filter('stock', 'gt', 0); }
+ * }
+ * ```
+ */
+export abstract class BaseFilterBackend {
+  /** Returns the narrowed (or reordered) queryset. */
+  abstract filterQueryset<Row extends object>(request: Request, queryset: Queryset<Row>, view: PaginatedView): Queryset<Row>;
+}
+
+/**
+ * A filter backend class.
+ * @example
+ * ```ts
+ * const backends: FilterBackendClass[] = [OrderingFilter];
+ * ```
+ */
+export type FilterBackendClass = new () => BaseFilterBackend;
+
+/**
+ * Ordering chosen by the client: `?ordering=price,-created` (the parameter
+ * name is the `ORDERING_PARAM` setting unless `orderingParam` is set).
+ * Terms are split on commas and trimmed; a leading `-` means descending.
+ * Only fields the view allows are kept: its `orderingFields`, or every
+ * field of the queryset when that is `'__all__'`, `null` or absent. When no
+ * valid term remains the view's `ordering` applies (a string is one term).
+ * `CursorPagination` asks this backend for its ordering too.
+ * @example
+ * ```ts
+ * const view = { filterBackends: [OrderingFilter], orderingFields: ['price', 'created'], ordering: '-created' };
+ * new OrderingFilter().getOrdering(request, items, view); // ['-price'] for ?ordering=-price,bogus
+ * ```
+ */
+export class OrderingFilter extends BaseFilterBackend {
+  /** The query parameter; `undefined` means the `ORDERING_PARAM` setting. */
+  orderingParam: string | undefined = undefined;
+  /** Its description in the OpenAPI document. */
+  orderingDescription = 'Which field to use when ordering the results.';
+
+  /** The name of the query parameter for this request. */
+  getOrderingParam(request: Request): string {
+    return this.orderingParam ?? request.settings.ORDERING_PARAM;
+  }
+
+  /** The valid ordering of the request, else the view's default, else `null`. */
+  getOrdering<Row extends object>(request: Request, queryset: Queryset<Row>, view: PaginatedView): string[] | null {
+    const raw = request.query.get(this.getOrderingParam(request));
+    if (raw) {
+      const terms = this.removeInvalidFields(queryset, raw.split(',').map((t) => t.trim()), view, request);
+      if (terms.length > 0) return terms;
+    }
+    return this.getDefaultOrdering(view);
+  }
+
+  /** The view's `ordering` as terms, or `null`. */
+  getDefaultOrdering(view: PaginatedView): string[] | null {
+    const ordering = view.ordering;
+    if (ordering === null || ordering === undefined) return null;
+    return typeof ordering === 'string' ? [ordering] : [...ordering];
+  }
+
+  /** The field names a client may order by. */
+  getValidFields<Row extends object>(queryset: Queryset<Row>, view: PaginatedView, _request?: Request): string[] {
+    const allowed = view.orderingFields;
+    if (allowed === null || allowed === undefined || allowed === '__all__') return Object.keys(queryset.fields);
+    return [...allowed];
+  }
+
+  /** The terms naming a valid field (with at most one leading `-`). */
+  removeInvalidFields<Row extends object>(queryset: Queryset<Row>, terms: readonly string[], view: PaginatedView, request: Request): string[] {
+    const valid = new Set(this.getValidFields(queryset, view, request));
+    return terms.filter((term) => valid.has(term.startsWith('-') ? term.slice(1) : term));
+  }
+
+  override filterQueryset<Row extends object>(request: Request, queryset: Queryset<Row>, view: PaginatedView): Queryset<Row> {
+    const ordering = this.getOrdering(request, queryset, view);
+    return ordering && ordering.length > 0 ? queryset.orderBy(...ordering) : queryset;
+  }
+
+  /**
+   * The ordering query parameter for the OpenAPI document; its name is
+   * `orderingParam`, else `settings.ORDERING_PARAM` when given, else `ordering`.
+   */
+  getSchemaOperationParameters(_view?: PaginatedView | null, settings?: { readonly ORDERING_PARAM: string }): SchemaParameter[] {
+    const name = this.orderingParam ?? settings?.ORDERING_PARAM ?? 'ordering';
+    return [{ name, required: false, in: 'query', description: this.orderingDescription, schema: { type: 'string' } }];
+  }
+}

@@ -1,0 +1,428 @@
+/**
+ * Cursor pagination: opaque `?cursor=` tokens, previous / next only, keyset
+ * queries whose cost does not grow with the position in the list.
+ *
+ * @module
+ */
+import { asQueryset } from '../data/array.js';
+import { INVALID_POSITION, type Queryset } from '../data/source.js';
+import { ConfigurationError, ImproperlyConfigured, NotFound } from '../errors.js';
+import { encodeComponent, parseQuery, positiveInt, pyIntBig, replaceQueryParam } from '../query.js';
+import type { Request } from '../request.js';
+import { Response } from '../response.js';
+import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
+import { PREVIOUS_AND_NEXT_TEMPLATE, renderTemplate, type PaginationTemplate } from './html.js';
+import { resolvePageSize } from './page-number.js';
+
+/**
+ * A decoded cursor: skip `offset` rows after (or, reversed, before)
+ * `position`, the value of the first ordering field written as Python's
+ * `str()`; `null` position means the start (or, reversed, the end) of the list.
+ * @example
+ * ```ts
+ * const c: Cursor = { offset: 0, reverse: true, position: '487' };
+ * ```
+ */
+export interface Cursor {
+  readonly offset: number;
+  readonly reverse: boolean;
+  readonly position: string | null;
+}
+
+/**
+ * The token of a cursor, byte for byte Django REST framework's: the form
+ * encoding of `o=<offset>` (when not 0), `r=1` (when reversed) and
+ * `p=<position>` (when set), in that order, in standard base64 with padding.
+ * The empty cursor is the empty string.
+ * @example
+ * ```ts
+ * encodeCursorToken({ offset: 0, reverse: false, position: '486' }); // 'cD00ODY='
+ * encodeCursorToken({ offset: 0, reverse: true, position: '487' }); // 'cj0xJnA9NDg3'
+ * ```
+ */
+export function encodeCursorToken(cursor: Cursor): string {
+  const parts: string[] = [];
+  if (cursor.offset !== 0) parts.push(`o=${cursor.offset}`);
+  if (cursor.reverse) parts.push('r=1');
+  if (cursor.position !== null) parts.push(`p=${encodeComponent(cursor.position)}`);
+  return Buffer.from(parts.join('&'), 'ascii').toString('base64');
+}
+
+const B64 = new Int16Array(128).fill(-1);
+for (let i = 0; i < 64; i++) B64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
+
+/**
+ * Python's lenient `base64.b64decode` (`binascii.a2b_base64`, not strict):
+ * characters outside the alphabet are skipped, decoding stops at the first
+ * complete padding, and a last group of one character or a missing pad is
+ * an error (`null`). Input must be ASCII.
+ */
+function a2bBase64(s: string): Buffer | null {
+  const out: number[] = [];
+  let quad = 0;
+  let left = 0;
+  let pads = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 61) {
+      if (quad >= 2 && quad + ++pads >= 4) return Buffer.from(out);
+      continue;
+    }
+    const v = c < 128 ? B64[c]! : -1;
+    if (v < 0) continue;
+    pads = 0;
+    switch (quad) {
+      case 0:
+        quad = 1;
+        left = v;
+        break;
+      case 1:
+        quad = 2;
+        out.push(((left << 2) | (v >> 4)) & 0xff);
+        left = v & 0x0f;
+        break;
+      case 2:
+        quad = 3;
+        out.push(((left << 4) | (v >> 2)) & 0xff);
+        left = v & 0x03;
+        break;
+      default:
+        quad = 0;
+        out.push(((left << 6) | v) & 0xff);
+        left = 0;
+    }
+  }
+  return quad === 0 ? Buffer.from(out) : null;
+}
+
+/**
+ * Reads a cursor token as Django REST framework does, or returns `null`
+ * when it is invalid: non-ASCII text, bad base64 padding, non-ASCII decoded
+ * bytes, an `o` that is not a non-negative integer, an `r` that is not an
+ * integer. The first value of each key counts; unknown keys are ignored;
+ * `o` is clamped to `offsetCutoff`.
+ * @example
+ * ```ts
+ * decodeCursorToken('cD00ODY='); // { offset: 0, reverse: false, position: '486' }
+ * decodeCursorToken('123'); // null
+ * ```
+ */
+export function decodeCursorToken(token: string, offsetCutoff: number | null = 1000): Cursor | null {
+  for (let i = 0; i < token.length; i++) if (token.charCodeAt(i) > 127) return null;
+  const bytes = a2bBase64(token);
+  if (bytes === null) return null;
+  for (const b of bytes) if (b > 127) return null;
+  const first = new Map<string, string>();
+  for (const [k, v] of parseQuery(bytes.toString('latin1'))) if (!first.has(k)) first.set(k, v);
+  const offset = positiveInt(first.get('o') ?? '0', { cutoff: offsetCutoff });
+  if (offset === null) return null;
+  const r = pyIntBig(first.get('r') ?? '0');
+  if (r === null) return null;
+  return { offset, reverse: r !== 0n, position: first.get('p') ?? null };
+}
+
+/** A filter backend class that can answer the ordering (`OrderingFilter`). */
+interface OrderingBackend {
+  getOrdering(request: Request, queryset: Queryset<object>, view: PaginatedView): readonly string[] | string | null | undefined;
+}
+
+interface State {
+  request: Request;
+  queryset: Queryset<object>;
+  baseUrl: string;
+  ordering: readonly string[];
+  cursor: Cursor | null;
+  pageSize: number;
+  page: object[];
+  hasNext: boolean;
+  hasPrevious: boolean;
+  nextPosition: string | null;
+  previousPosition: string | null;
+}
+
+/**
+ * Cursor pagination: the client follows `next` / `previous` links carrying
+ * an opaque `?cursor=` token (DRF's format, see {@link encodeCursorToken}).
+ * The body is `{next, previous, results}` (no count).
+ *
+ * The list is ordered by `ordering` (or what the view's `OrderingFilter`
+ * answers); the first field's value is the cursor position, and an offset
+ * counts rows sharing a position, so a non-unique first field works while
+ * fewer than `offsetCutoff` rows share one value. The source appends the
+ * primary key as tie-breaker, which keeps pages stable.
+ *
+ * Errors: a token that cannot be decoded answers 404 `Invalid cursor`. A
+ * position the field cannot read (`p=abc` on an integer field) also answers
+ * 404 `Invalid cursor`: a deliberate fix, Django REST framework answers 500
+ * there. Misconfiguration (no ordering, `__` in a term, an ordering that is
+ * not a string or list) throws {@link ImproperlyConfigured} (a 500).
+ *
+ * One more deliberate fix: on a page whose rows all share one position, the
+ * link back from the end of the list (or forward from its start) skips the
+ * number of rows on the page; DRF skips a full page size, which loses rows
+ * when that page is short. Tokens are DRF's in every other case.
+ * @example
+ * ```ts
+ * class Feed extends CursorPagination {
+ *   override pageSize = 20;
+ *   override ordering = '-created';
+ * }
+ * ```
+ */
+export class CursorPagination extends BasePagination {
+  /** The cursor query parameter. */
+  cursorQueryParam = 'cursor';
+  /** Its description in the OpenAPI document. */
+  cursorQueryDescription = 'The pagination cursor value.';
+  /** Rows per page; `undefined` means the `PAGE_SIZE` setting. */
+  pageSize: number | null | undefined = undefined;
+  /** The 404 detail of a bad cursor (no trailing period, as in DRF). */
+  invalidCursorMessage = 'Invalid cursor';
+  /** The ordering: a term (`'-created'`) or terms; the first one's value is the position. */
+  ordering: string | readonly string[] | null = '-created';
+  /** The HTML controls' template: a registered name or a function; `null` disables the controls. */
+  template: string | PaginationTemplate | null = PREVIOUS_AND_NEXT_TEMPLATE;
+  /** A query parameter letting the client choose the page size, or `null`. */
+  pageSizeQueryParam: string | null = null;
+  /** Its description in the OpenAPI document. */
+  pageSizeQueryDescription = 'Number of results to return per page.';
+  /** The largest page size a client may ask for (`null` or 0: no limit). */
+  maxPageSize: number | null = null;
+  /** The largest offset a cursor may carry (larger ones are clamped). */
+  offsetCutoff: number | null = 1000;
+
+  #request: Request | null = null;
+  #state: State | null = null;
+
+  /** The request of the last {@link paginateQueryset} call. */
+  get request(): Request | null {
+    return this.#request;
+  }
+
+  /** The decoded request cursor (`null` without `?cursor=`). */
+  get cursor(): Cursor | null {
+    return this.#state?.cursor ?? null;
+  }
+
+  /** The absolute URL links are built from. */
+  get baseUrl(): string | null {
+    return this.#state?.baseUrl ?? null;
+  }
+
+  /** Whether a next page exists (after {@link paginateQueryset}). */
+  get hasNext(): boolean {
+    return this.#state?.hasNext ?? false;
+  }
+
+  /** Whether a previous page exists (after {@link paginateQueryset}). */
+  get hasPrevious(): boolean {
+    return this.#state?.hasPrevious ?? false;
+  }
+
+  /** The page size for this request, or `null` for no pagination. */
+  getPageSize(request: Request): number | null {
+    return resolvePageSize(request, this);
+  }
+
+  /**
+   * The ordering for this request: the first filter backend of the view
+   * that has `getOrdering` (an `OrderingFilter`) decides when it answers a
+   * non-empty ordering; otherwise this class's `ordering`.
+   */
+  getOrdering(request: Request, queryset: Queryset<object>, view?: PaginatedView | null): readonly string[] {
+    let ordering: unknown = this.ordering;
+    const backend = (view?.filterBackends ?? []).find((cls) => typeof (cls.prototype as Partial<OrderingBackend>).getOrdering === 'function');
+    if (backend !== undefined && view) {
+      const answer = (new backend() as OrderingBackend).getOrdering(request, queryset, view);
+      if (typeof answer === 'string' ? answer !== '' : Array.isArray(answer) && answer.length > 0) ordering = answer;
+    }
+    if (ordering === null || ordering === undefined) {
+      throw new ImproperlyConfigured('Using cursor pagination, but no ordering attribute was declared on the pagination class.');
+    }
+    if (typeof ordering !== 'string' && !Array.isArray(ordering)) {
+      throw new ImproperlyConfigured(`Invalid ordering. Expected string or tuple, but got ${typeof ordering}`);
+    }
+    const terms: readonly string[] = typeof ordering === 'string' ? [ordering] : (ordering as readonly string[]);
+    if (terms.length === 0 || terms.some((t) => typeof t !== 'string')) {
+      throw new ImproperlyConfigured('Using cursor pagination, but the ordering is empty or holds something other than field names.');
+    }
+    if (terms.some((t) => t.includes('__'))) {
+      throw new ImproperlyConfigured(
+        'Cursor pagination does not support double underscore lookups for orderings. Orderings should be an unchanging, unique or nearly-unique field on the model, such as "-created" or "pk".',
+      );
+    }
+    return terms;
+  }
+
+  /** The cursor of the request, `null` when the parameter is absent; a bad token raises 404 `Invalid cursor`. */
+  decodeCursor(request: Request): Cursor | null {
+    const token = request.query.get(this.cursorQueryParam);
+    if (token === null) return null;
+    const cursor = decodeCursorToken(token, this.offsetCutoff);
+    if (cursor === null) throw new NotFound(this.invalidCursorMessage);
+    return cursor;
+  }
+
+  /** The absolute URL of `cursor` (the current URL with the cursor parameter replaced). */
+  encodeCursor(cursor: Cursor): string {
+    return replaceQueryParam(this.#current().baseUrl, this.cursorQueryParam, encodeCursorToken(cursor));
+  }
+
+  override async paginateQueryset<Row extends object>(queryset: Queryset<Row> | readonly Row[], request: Request, view?: PaginatedView | null): Promise<Row[] | null> {
+    this.#request = request;
+    this.#state = null;
+    this.displayPageControls = false;
+    const pageSize = this.getPageSize(request);
+    if (!pageSize) return null;
+    const baseUrl = request.buildAbsoluteUri();
+    const source = asQueryset(queryset) as Queryset<object>;
+    const ordering = this.getOrdering(request, source, view);
+    const cursor = this.decodeCursor(request);
+    const { offset, reverse, position: current } = cursor ?? { offset: 0, reverse: false, position: null };
+
+    let qs = reverse ? source.orderBy(...ordering.map(invertTerm)) : source.orderBy(...ordering);
+    const first = ordering[0]!;
+    const desc = first.startsWith('-');
+    const field = desc ? first.slice(1) : first;
+    if (current !== null) {
+      const value = qs.parsePosition(field, current);
+      if (value === INVALID_POSITION) throw new NotFound(this.invalidCursorMessage);
+      qs = qs.filter(field, reverse !== desc ? 'lt' : 'gt', value);
+    }
+    const results = await qs.slice(offset, offset + pageSize + 1);
+    const page = results.slice(0, pageSize);
+    const following = results.length > pageSize ? qs.position(results[pageSize]!, field) : null;
+    const hasFollowing = results.length > pageSize;
+    const state: State = { request, queryset: qs, baseUrl, ordering, cursor, pageSize, page, hasNext: false, hasPrevious: false, nextPosition: null, previousPosition: null };
+    if (reverse) {
+      page.reverse();
+      state.hasNext = current !== null || offset > 0;
+      state.hasPrevious = hasFollowing;
+      if (state.hasNext) state.nextPosition = current;
+      if (state.hasPrevious) state.previousPosition = following;
+    } else {
+      state.hasNext = hasFollowing;
+      state.hasPrevious = current !== null || offset > 0;
+      if (state.hasNext) state.nextPosition = following;
+      if (state.hasPrevious) state.previousPosition = current;
+    }
+    this.#state = state;
+    if ((state.hasNext || state.hasPrevious) && this.template !== null) this.displayPageControls = true;
+    return page as Row[];
+  }
+
+  #current(): State {
+    if (this.#state === null) throw new ConfigurationError('CursorPagination: call paginateQueryset() first.');
+    return this.#state;
+  }
+
+  #position(row: object): string {
+    const s = this.#current();
+    const first = s.ordering[0]!;
+    return s.queryset.position(row, first.startsWith('-') ? first.slice(1) : first);
+  }
+
+  override getNextLink(): string | null {
+    const s = this.#current();
+    if (!s.hasNext) return null;
+    const page = s.page;
+    let compare = page.length > 0 && s.cursor !== null && s.cursor.reverse && s.cursor.offset !== 0 ? this.#position(page[page.length - 1]!) : s.nextPosition;
+    let offset = 0;
+    let position: string | null = null;
+    let marker = false;
+    for (let i = page.length - 1; i >= 0; i--) {
+      position = this.#position(page[i]!);
+      if (position !== compare) {
+        marker = true;
+        break;
+      }
+      compare = position;
+      offset += 1;
+    }
+    if (page.length > 0 && !marker) {
+      if (!s.hasPrevious) {
+        // At the start of the list: skip what this page showed.
+        offset = page.length;
+        position = null;
+      } else if (s.cursor!.reverse) {
+        offset = 0;
+        position = s.previousPosition;
+      } else {
+        offset = s.cursor!.offset + s.pageSize;
+        position = s.previousPosition;
+      }
+    }
+    if (page.length === 0) position = s.nextPosition;
+    return this.encodeCursor({ offset, reverse: false, position });
+  }
+
+  override getPreviousLink(): string | null {
+    const s = this.#current();
+    if (!s.hasPrevious) return null;
+    const page = s.page;
+    let compare = page.length > 0 && s.cursor !== null && !s.cursor.reverse && s.cursor.offset !== 0 ? this.#position(page[0]!) : s.previousPosition;
+    let offset = 0;
+    let position: string | null = null;
+    let marker = false;
+    for (const row of page) {
+      position = this.#position(row);
+      if (position !== compare) {
+        marker = true;
+        break;
+      }
+      compare = position;
+      offset += 1;
+    }
+    if (page.length > 0 && !marker) {
+      if (!s.hasNext) {
+        // At the end of the list: skip what this page showed.
+        offset = page.length;
+        position = null;
+      } else if (s.cursor!.reverse) {
+        offset = s.cursor!.offset + s.pageSize;
+        position = s.nextPosition;
+      } else {
+        offset = 0;
+        position = s.nextPosition;
+      }
+    }
+    if (page.length === 0) position = s.previousPosition;
+    return this.encodeCursor({ offset, reverse: true, position });
+  }
+
+  override getPaginatedResponse(data: unknown[]): Response {
+    return new Response({ next: this.getNextLink(), previous: this.getPreviousLink(), results: data });
+  }
+
+  override getHtmlContext(): HtmlContext {
+    return { previous_url: this.getPreviousLink(), next_url: this.getNextLink() };
+  }
+
+  override toHtml(): string {
+    return this.template === null ? '' : renderTemplate(this.template, this.getHtmlContext());
+  }
+
+  override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {
+    const params: SchemaParameter[] = [{ name: this.cursorQueryParam, required: false, in: 'query', description: this.cursorQueryDescription, schema: { type: 'string' } }];
+    if (this.pageSizeQueryParam !== null) {
+      params.push({ name: this.pageSizeQueryParam, required: false, in: 'query', description: this.pageSizeQueryDescription, schema: { type: 'integer' } });
+    }
+    return params;
+  }
+
+  override getPaginatedResponseSchema(schema: JsonSchema): JsonSchema {
+    return {
+      type: 'object',
+      required: ['results'],
+      properties: {
+        next: { type: 'string', nullable: true, format: 'uri', example: `http://api.example.org/accounts/?${this.cursorQueryParam}=cD00ODY%3D"` },
+        previous: { type: 'string', nullable: true, format: 'uri', example: `http://api.example.org/accounts/?${this.cursorQueryParam}=cj0xJnA9NDg3` },
+        results: schema,
+      },
+    };
+  }
+}
+
+function invertTerm(term: string): string {
+  return term.startsWith('-') ? term.slice(1) : `-${term}`;
+}

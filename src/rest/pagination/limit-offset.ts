@@ -1,0 +1,177 @@
+/**
+ * Limit/offset pagination (`?limit=10&offset=40`).
+ *
+ * @module
+ */
+import { asQueryset } from '../data/array.js';
+import type { Queryset } from '../data/source.js';
+import { ConfigurationError } from '../errors.js';
+import { positiveInt, removeQueryParam, replaceQueryParam } from '../query.js';
+import type { Request } from '../request.js';
+import { Response } from '../response.js';
+import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
+import { exactCount, type CountStrategy } from './count.js';
+import { NUMBERS_TEMPLATE, getDisplayedPageNumbers, getPageLinks, renderTemplate, type PaginationTemplate } from './html.js';
+
+interface State {
+  request: Request;
+  count: number;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * Limit/offset pagination: `limit` rows starting at `offset`. The body is
+ * `{count, next, previous, results}`. An invalid, zero or negative `limit`
+ * falls back to `defaultLimit`, a larger one is clamped to `maxLimit`; an
+ * invalid or negative `offset` is 0, and an offset past the end gives an
+ * empty page. This style never answers an error. Links always carry the
+ * effective `limit`; the link back to offset 0 drops `offset`.
+ * @example
+ * ```ts
+ * class Items extends LimitOffsetPagination {
+ *   override defaultLimit = 20;
+ *   override maxLimit = 100;
+ * }
+ * ```
+ */
+export class LimitOffsetPagination extends BasePagination {
+  /** The limit when the client gives none; `undefined` means the `PAGE_SIZE` setting, `null` turns pagination off unless the client sends a limit. */
+  defaultLimit: number | null | undefined = undefined;
+  /** The limit query parameter. */
+  limitQueryParam = 'limit';
+  /** Its description in the OpenAPI document. */
+  limitQueryDescription = 'Number of results to return per page.';
+  /** The offset query parameter. */
+  offsetQueryParam = 'offset';
+  /** Its description in the OpenAPI document. */
+  offsetQueryDescription = 'The initial index from which to return the results.';
+  /** The largest limit a client may ask for (`null` or 0: no limit). */
+  maxLimit: number | null = null;
+  /** The HTML controls' template: a registered name or a function; `null` disables the controls. */
+  template: string | PaginationTemplate | null = NUMBERS_TEMPLATE;
+  /** How the envelope's `count` is computed (see `count.ts`). */
+  countStrategy: CountStrategy = exactCount;
+
+  #state: State | null = null;
+  #request: Request | null = null;
+
+  /** The request of the last {@link paginateQueryset} call. */
+  get request(): Request | null {
+    return this.#request;
+  }
+
+  /** The count of the current page's list (after {@link paginateQueryset}). */
+  get count(): number | null {
+    return this.#state?.count ?? null;
+  }
+
+  /** The effective limit (after {@link paginateQueryset}). */
+  get limit(): number | null {
+    return this.#state?.limit ?? null;
+  }
+
+  /** The effective offset (after {@link paginateQueryset}). */
+  get offset(): number | null {
+    return this.#state?.offset ?? null;
+  }
+
+  /** The limit for this request, or `null` for no pagination. */
+  getLimit(request: Request): number | null {
+    if (this.limitQueryParam) {
+      const raw = request.query.get(this.limitQueryParam);
+      if (raw !== null) {
+        const n = positiveInt(raw, { strict: true, cutoff: this.maxLimit });
+        if (n !== null) return n;
+      }
+    }
+    return this.defaultLimit === undefined ? request.settings.PAGE_SIZE : this.defaultLimit;
+  }
+
+  /** The offset for this request (0 when absent or invalid). */
+  getOffset(request: Request): number {
+    const raw = request.query.get(this.offsetQueryParam);
+    return (raw === null ? null : positiveInt(raw)) ?? 0;
+  }
+
+  override async paginateQueryset<Row extends object>(queryset: Queryset<Row> | readonly Row[], request: Request, _view?: PaginatedView | null): Promise<Row[] | null> {
+    this.#request = request;
+    this.#state = null;
+    this.displayPageControls = false;
+    const limit = this.getLimit(request);
+    if (limit === null || limit === undefined) return null;
+    const qs = asQueryset(queryset);
+    const count = await this.countStrategy.count(qs);
+    const offset = this.getOffset(request);
+    this.#state = { request, count, limit, offset };
+    if (count > limit && this.template !== null) this.displayPageControls = true;
+    if (count === 0 || offset > count) return [];
+    return qs.slice(offset, offset + limit);
+  }
+
+  #current(): State {
+    if (this.#state === null) throw new ConfigurationError('LimitOffsetPagination: call paginateQueryset() first.');
+    return this.#state;
+  }
+
+  override getPaginatedResponse(data: unknown[]): Response {
+    return new Response({ count: this.#current().count, next: this.getNextLink(), previous: this.getPreviousLink(), results: data });
+  }
+
+  override getNextLink(): string | null {
+    const { request, count, limit, offset } = this.#current();
+    if (offset + limit >= count) return null;
+    const url = replaceQueryParam(request.buildAbsoluteUri(), this.limitQueryParam, limit);
+    return replaceQueryParam(url, this.offsetQueryParam, offset + limit);
+  }
+
+  override getPreviousLink(): string | null {
+    const { request, limit, offset } = this.#current();
+    if (offset <= 0) return null;
+    const url = replaceQueryParam(request.buildAbsoluteUri(), this.limitQueryParam, limit);
+    if (offset - limit <= 0) return removeQueryParam(url, this.offsetQueryParam);
+    return replaceQueryParam(url, this.offsetQueryParam, offset - limit);
+  }
+
+  override getHtmlContext(): HtmlContext {
+    const { request, count, limit, offset } = this.#current();
+    const base = request.buildAbsoluteUri();
+    let current = 1;
+    let final = 1;
+    if (limit) {
+      current = Math.ceil(offset / limit) + 1;
+      final = Math.max(1, Math.ceil((count - offset) / limit) + Math.ceil(offset / limit));
+    }
+    if (current > final) current = final;
+    const urlFor = (n: number): string => (n === 1 ? removeQueryParam(base, this.offsetQueryParam) : replaceQueryParam(base, this.offsetQueryParam, offset + (n - current) * limit));
+    return {
+      previous_url: this.getPreviousLink(),
+      next_url: this.getNextLink(),
+      page_links: getPageLinks(getDisplayedPageNumbers(current, final), current, urlFor),
+    };
+  }
+
+  override toHtml(): string {
+    return this.template === null ? '' : renderTemplate(this.template, this.getHtmlContext());
+  }
+
+  override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {
+    return [
+      { name: this.limitQueryParam, required: false, in: 'query', description: this.limitQueryDescription, schema: { type: 'integer' } },
+      { name: this.offsetQueryParam, required: false, in: 'query', description: this.offsetQueryDescription, schema: { type: 'integer' } },
+    ];
+  }
+
+  override getPaginatedResponseSchema(schema: JsonSchema): JsonSchema {
+    return {
+      type: 'object',
+      required: ['count', 'results'],
+      properties: {
+        count: { type: 'integer', example: 123 },
+        next: { type: 'string', nullable: true, format: 'uri', example: `http://api.example.org/accounts/?${this.offsetQueryParam}=400&${this.limitQueryParam}=100` },
+        previous: { type: 'string', nullable: true, format: 'uri', example: `http://api.example.org/accounts/?${this.offsetQueryParam}=200&${this.limitQueryParam}=100` },
+        results: schema,
+      },
+    };
+  }
+}

@@ -1,0 +1,394 @@
+/**
+ * Page-number pagination (`?page=4`, `?page=last`) and the Django-style
+ * {@link Paginator} it is built on.
+ *
+ * @module
+ */
+import { asQueryset } from '../data/array.js';
+import type { Queryset } from '../data/source.js';
+import { ConfigurationError, NotFound } from '../errors.js';
+import { positiveInt, pyIntBig, removeQueryParam, replaceQueryParam } from '../query.js';
+import type { Request } from '../request.js';
+import { Response } from '../response.js';
+import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
+import { exactCount, type CountStrategy } from './count.js';
+import { NUMBERS_TEMPLATE, getDisplayedPageNumbers, getPageLinks, renderTemplate, type PaginationTemplate } from './html.js';
+
+/**
+ * A page number that cannot be served (Django's `InvalidPage`): the
+ * paginator turns it into a 404 with `invalidPageMessage`.
+ * @example
+ * ```ts
+ * try { await paginator.page('abc'); } catch (e) { if (e instanceof InvalidPage) console.log(e.message); }
+ * ```
+ */
+export class InvalidPage extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidPage';
+  }
+}
+
+/**
+ * The page number is not an integer (`That page number is not an integer`).
+ * @example
+ * ```ts
+ * await assert.rejects(paginator.validateNumber('1.5'), PageNotAnInteger);
+ * ```
+ */
+export class PageNotAnInteger extends InvalidPage {
+  constructor(message = 'That page number is not an integer') {
+    super(message);
+    this.name = 'PageNotAnInteger';
+  }
+}
+
+/**
+ * The page number is below 1 or past the last page
+ * (`That page number is less than 1`, `That page contains no results`).
+ * @example
+ * ```ts
+ * await assert.rejects(paginator.validateNumber(0), EmptyPage);
+ * ```
+ */
+export class EmptyPage extends InvalidPage {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmptyPage';
+  }
+}
+
+/**
+ * Options of a {@link Paginator}.
+ * @example
+ * ```ts
+ * const options: PaginatorOptions = { orphans: 2, countStrategy: cachedCount() };
+ * ```
+ */
+export interface PaginatorOptions {
+  /** A last page with at most this many rows is merged into the page before (default 0). */
+  readonly orphans?: number;
+  /** Whether page 1 of an empty list is valid (default `true`). */
+  readonly allowEmptyFirstPage?: boolean;
+  /** How the paginator counts (default {@link exactCount}). */
+  readonly countStrategy?: CountStrategy;
+}
+
+/**
+ * Splits a queryset into numbered pages (Django's `Paginator`): `count()`,
+ * `numPages()`, `validateNumber(n)`, `page(n)`. The count is computed once
+ * per paginator; override `count()` in a subclass to change it.
+ * @example
+ * ```ts
+ * const paginator = new Paginator(asQueryset(rows), 10);
+ * const page = await paginator.page(2);
+ * page.objectList; // rows 11..20
+ * ```
+ */
+export class Paginator<Row extends object = object> {
+  /** The rows being paginated. */
+  readonly objectList: Queryset<Row>;
+  /** Rows per page. */
+  readonly perPage: number;
+  /** See {@link PaginatorOptions.orphans}. */
+  readonly orphans: number;
+  /** See {@link PaginatorOptions.allowEmptyFirstPage}. */
+  readonly allowEmptyFirstPage: boolean;
+  /** How {@link count} counts. */
+  readonly countStrategy: CountStrategy;
+  #count: Promise<number> | null = null;
+
+  constructor(objectList: Queryset<Row> | readonly Row[], perPage: number, options: PaginatorOptions = {}) {
+    this.objectList = asQueryset(objectList);
+    this.perPage = perPage;
+    this.orphans = options.orphans ?? 0;
+    this.allowEmptyFirstPage = options.allowEmptyFirstPage ?? true;
+    this.countStrategy = options.countStrategy ?? exactCount;
+  }
+
+  /** The number of rows (computed once). */
+  count(): Promise<number> {
+    return (this.#count ??= this.countStrategy.count(this.objectList));
+  }
+
+  /** The number of pages: at least 1 (an empty list has page 1) unless empty first pages are disallowed. */
+  async numPages(): Promise<number> {
+    const count = await this.count();
+    if (count === 0 && !this.allowEmptyFirstPage) return 0;
+    return Math.ceil(Math.max(1, count - this.orphans) / this.perPage);
+  }
+
+  /**
+   * The page number as an integer (strings parse as Python's `int()`), or
+   * {@link PageNotAnInteger} / {@link EmptyPage}.
+   */
+  async validateNumber(number: number | string | bigint): Promise<number> {
+    let n: number;
+    if (typeof number === 'number') {
+      if (!Number.isFinite(number) || !Number.isInteger(number)) throw new PageNotAnInteger();
+      n = number;
+    } else if (typeof number === 'bigint') {
+      n = Number(number);
+    } else {
+      const v = typeof number === 'string' ? pyIntBig(number) : null;
+      if (v === null) throw new PageNotAnInteger();
+      n = Number(v);
+    }
+    if (n < 1) throw new EmptyPage('That page number is less than 1');
+    if (n > (await this.numPages())) {
+      if (!(n === 1 && this.allowEmptyFirstPage)) throw new EmptyPage('That page contains no results');
+    }
+    return n;
+  }
+
+  /** The page `number` (validated). */
+  async page(number: number | string | bigint): Promise<Page<Row>> {
+    const n = await this.validateNumber(number);
+    const count = await this.count();
+    const bottom = (n - 1) * this.perPage;
+    let top = bottom + this.perPage;
+    if (top + this.orphans >= count) top = count;
+    const rows = top > bottom ? await this.objectList.slice(bottom, top) : [];
+    return new Page(rows, n, this, count, await this.numPages());
+  }
+}
+
+/**
+ * One page of a {@link Paginator} (Django's `Page`).
+ * @example
+ * ```ts
+ * const page = await new Paginator(asQueryset(rows), 5).page(1);
+ * if (page.hasNext()) console.log(page.nextPageNumber());
+ * ```
+ */
+export class Page<Row extends object = object> {
+  constructor(
+    /** The rows of this page. */
+    readonly objectList: Row[],
+    /** The page number (1-based). */
+    readonly number: number,
+    /** The paginator this page came from. */
+    readonly paginator: Paginator<Row>,
+    /** The paginator's count. */
+    readonly count: number,
+    /** The paginator's number of pages. */
+    readonly numPages: number,
+  ) {}
+
+  /** Whether a page follows. */
+  hasNext(): boolean {
+    return this.number < this.numPages;
+  }
+
+  /** Whether a page precedes. */
+  hasPrevious(): boolean {
+    return this.number > 1;
+  }
+
+  /** Whether there is any other page. */
+  hasOtherPages(): boolean {
+    return this.hasNext() || this.hasPrevious();
+  }
+
+  /** The next page number. */
+  nextPageNumber(): number {
+    return this.number + 1;
+  }
+
+  /** The previous page number. */
+  previousPageNumber(): number {
+    return this.number - 1;
+  }
+
+  /** The 1-based index of the first row (0 for an empty list). */
+  startIndex(): number {
+    return this.count === 0 ? 0 : this.paginator.perPage * (this.number - 1) + 1;
+  }
+
+  /** The 1-based index of the last row. */
+  endIndex(): number {
+    return this.number === this.numPages ? this.count : this.number * this.paginator.perPage;
+  }
+}
+
+/**
+ * A paginator class as `paginatorClass` takes it: `new (queryset, perPage, options)`.
+ * @example
+ * ```ts
+ * class OnePage extends Paginator { override async count() { return 1; } }
+ * const cls: PaginatorClass = OnePage;
+ * ```
+ */
+export type PaginatorClass = new (objectList: Queryset<object>, perPage: number, options?: PaginatorOptions) => Paginator<object>;
+
+/**
+ * The page-size rule shared by the page-number and cursor styles: the
+ * client's page size (`pageSizeQueryParam`, a strict positive int clamped to
+ * `maxPageSize`) when valid, else `pageSize`, else the `PAGE_SIZE` setting.
+ * @internal
+ */
+export function resolvePageSize(
+  request: Request,
+  options: { pageSize: number | null | undefined; pageSizeQueryParam: string | null; maxPageSize: number | null },
+): number | null {
+  if (options.pageSizeQueryParam) {
+    const raw = request.query.get(options.pageSizeQueryParam);
+    if (raw !== null) {
+      const n = positiveInt(raw, { strict: true, cutoff: options.maxPageSize });
+      if (n !== null) return n;
+    }
+  }
+  return options.pageSize === undefined ? request.settings.PAGE_SIZE : options.pageSize;
+}
+
+/** Python `str.format` with the two placeholders of `invalidPageMessage`. @internal */
+export function formatInvalidPage(message: string, pageNumber: string | number, reason: string): string {
+  return message.replace(/\{\{|\}\}|\{page_number\}|\{message\}/g, (m) => (m === '{{' ? '{' : m === '}}' ? '}' : m === '{message}' ? reason : String(pageNumber)));
+}
+
+/**
+ * Page-number pagination: `?page=2` (or a `lastPageStrings` value for the
+ * last page). The body is `{count, next, previous, results}`; the link to
+ * page 1 drops the `page` parameter. A page number that is not an integer,
+ * below 1 or past the last page answers 404 `Invalid page.`; an empty
+ * `?page=` is page 1. An empty list has one empty page.
+ *
+ * Attributes left `undefined` fall back to the settings (`pageSize` to
+ * `PAGE_SIZE`); a falsy page size turns pagination off for the request.
+ * @example
+ * ```ts
+ * class Items extends PageNumberPagination {
+ *   override pageSize = 10;
+ *   override pageSizeQueryParam = 'page_size';
+ *   override maxPageSize = 100;
+ * }
+ * ```
+ */
+export class PageNumberPagination extends BasePagination {
+  /** Rows per page; `undefined` means the `PAGE_SIZE` setting, `null` turns pagination off unless the client sets a size. */
+  pageSize: number | null | undefined = undefined;
+  /** The page-number query parameter. */
+  pageQueryParam = 'page';
+  /** Its description in the OpenAPI document. */
+  pageQueryDescription = 'A page number within the paginated result set.';
+  /** A query parameter letting the client choose the page size, or `null`. */
+  pageSizeQueryParam: string | null = null;
+  /** Its description in the OpenAPI document. */
+  pageSizeQueryDescription = 'Number of results to return per page.';
+  /** The largest page size a client may ask for (`null` or 0: no limit). */
+  maxPageSize: number | null = null;
+  /** Page values that mean the last page (compared case-sensitively). */
+  lastPageStrings: readonly string[] = ['last'];
+  /** The HTML controls' template: a registered name or a function; `null` disables the controls. */
+  template: string | PaginationTemplate | null = NUMBERS_TEMPLATE;
+  /** The 404 detail; `{page_number}` and `{message}` (the paginator's reason) are substituted. */
+  invalidPageMessage = 'Invalid page.';
+  /** The paginator class (Django's `django_paginator_class`). */
+  paginatorClass: PaginatorClass = Paginator;
+  /** How the envelope's `count` is computed (see `count.ts`). */
+  countStrategy: CountStrategy = exactCount;
+
+  #request: Request | null = null;
+  #page: Page<object> | null = null;
+
+  /** The request of the last {@link paginateQueryset} call. */
+  get request(): Request | null {
+    return this.#request;
+  }
+
+  /** The current page (after {@link paginateQueryset}). */
+  get page(): Page<object> | null {
+    return this.#page;
+  }
+
+  /** The page size for this request, or `null` for no pagination. */
+  getPageSize(request: Request): number | null {
+    return resolvePageSize(request, this);
+  }
+
+  /** The requested page: the raw parameter, 1 when absent or empty, the last page for a `lastPageStrings` value. */
+  async getPageNumber(request: Request, paginator: Paginator<object>): Promise<string | number> {
+    const raw = request.query.get(this.pageQueryParam);
+    if (raw === null || raw === '') return 1;
+    if (this.lastPageStrings.includes(raw)) return paginator.numPages();
+    return raw;
+  }
+
+  override async paginateQueryset<Row extends object>(queryset: Queryset<Row> | readonly Row[], request: Request, _view?: PaginatedView | null): Promise<Row[] | null> {
+    this.#request = request;
+    this.#page = null;
+    this.displayPageControls = false;
+    const pageSize = this.getPageSize(request);
+    if (!pageSize) return null;
+    const paginator = new this.paginatorClass(asQueryset(queryset), pageSize, { countStrategy: this.countStrategy });
+    const pageNumber = await this.getPageNumber(request, paginator);
+    try {
+      this.#page = await paginator.page(pageNumber);
+    } catch (e) {
+      if (e instanceof InvalidPage) throw new NotFound(formatInvalidPage(this.invalidPageMessage, pageNumber, e.message), { cause: e });
+      throw e;
+    }
+    if (this.#page.numPages > 1 && this.template !== null) this.displayPageControls = true;
+    return this.#page.objectList as Row[];
+  }
+
+  #current(): { page: Page<object>; request: Request } {
+    if (this.#page === null || this.#request === null) throw new ConfigurationError('PageNumberPagination: call paginateQueryset() first.');
+    return { page: this.#page, request: this.#request };
+  }
+
+  override getPaginatedResponse(data: unknown[]): Response {
+    const { page } = this.#current();
+    return new Response({ count: page.count, next: this.getNextLink(), previous: this.getPreviousLink(), results: data });
+  }
+
+  override getNextLink(): string | null {
+    const { page, request } = this.#current();
+    if (!page.hasNext()) return null;
+    return replaceQueryParam(request.buildAbsoluteUri(), this.pageQueryParam, page.nextPageNumber());
+  }
+
+  override getPreviousLink(): string | null {
+    const { page, request } = this.#current();
+    if (!page.hasPrevious()) return null;
+    const url = request.buildAbsoluteUri();
+    const n = page.previousPageNumber();
+    return n === 1 ? removeQueryParam(url, this.pageQueryParam) : replaceQueryParam(url, this.pageQueryParam, n);
+  }
+
+  override getHtmlContext(): HtmlContext {
+    const { page, request } = this.#current();
+    const base = request.buildAbsoluteUri();
+    const urlFor = (n: number): string => (n === 1 ? removeQueryParam(base, this.pageQueryParam) : replaceQueryParam(base, this.pageQueryParam, n));
+    return {
+      previous_url: this.getPreviousLink(),
+      next_url: this.getNextLink(),
+      page_links: getPageLinks(getDisplayedPageNumbers(page.number, page.numPages), page.number, urlFor),
+    };
+  }
+
+  override toHtml(): string {
+    return this.template === null ? '' : renderTemplate(this.template, this.getHtmlContext());
+  }
+
+  override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {
+    const params: SchemaParameter[] = [{ name: this.pageQueryParam, required: false, in: 'query', description: this.pageQueryDescription, schema: { type: 'integer' } }];
+    if (this.pageSizeQueryParam !== null) {
+      params.push({ name: this.pageSizeQueryParam, required: false, in: 'query', description: this.pageSizeQueryDescription, schema: { type: 'integer' } });
+    }
+    return params;
+  }
+
+  override getPaginatedResponseSchema(schema: JsonSchema): JsonSchema {
+    return {
+      type: 'object',
+      required: ['count', 'results'],
+      properties: {
+        count: { type: 'integer', example: 123 },
+        next: { type: 'string', nullable: true, format: 'uri', example: `http://api.example.org/accounts/?${this.pageQueryParam}=4` },
+        previous: { type: 'string', nullable: true, format: 'uri', example: `http://api.example.org/accounts/?${this.pageQueryParam}=2` },
+        results: schema,
+      },
+    };
+  }
+}

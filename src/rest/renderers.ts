@@ -1,0 +1,188 @@
+/**
+ * Renderers turn response data into bytes: {@link JSONRenderer} (compact
+ * UTF-8 JSON, the `indent` media-type parameter, vendor media types) and
+ * {@link BrowsableAPIRenderer} (an HTML page for people). Content
+ * negotiation ({@link selectRenderer}) picks one per request.
+ *
+ * @module
+ */
+import { NotAcceptable, NotFound } from './errors.js';
+import { MediaType, parseAccept } from './mediatypes.js';
+import { setDefaultRendererClasses } from './settings.js';
+import type { Request } from './request.js';
+import type { Response } from './response.js';
+
+/**
+ * What a renderer gets besides the data.
+ * @example
+ * ```ts
+ * const ctx: RenderContext = { request, response, view: null };
+ * ```
+ */
+export interface RenderContext {
+  /** The request being answered. */
+  readonly request: Request | null;
+  /** The response being rendered. */
+  readonly response: Response | null;
+  /** The view instance that produced it, when there is one. */
+  readonly view: unknown;
+}
+
+/**
+ * A renderer: a media type, a short format name (for `?format=`) and a
+ * `render()` function.
+ * @example
+ * ```ts
+ * class CsvRenderer implements Renderer {
+ *   readonly mediaType = 'text/csv';
+ *   readonly format = 'csv';
+ *   readonly charset = 'utf-8';
+ *   render(data: unknown) { return (data as string[][]).map((r) => r.join(',')).join('\n'); }
+ * }
+ * ```
+ */
+export interface Renderer {
+  /** The media type offered (`application/json`). */
+  readonly mediaType: string;
+  /** The `?format=` name (`json`). */
+  readonly format: string;
+  /** The charset written in `Content-Type`, or `null` for none (JSON). */
+  readonly charset: string | null;
+  /** Renders the data for the accepted media type (with its parameters). */
+  render(data: unknown, acceptedMediaType: string | null, context: RenderContext): Buffer | string;
+}
+
+/**
+ * A renderer class.
+ * @example
+ * ```ts
+ * const classes: RendererClass[] = [JSONRenderer, BrowsableAPIRenderer];
+ * ```
+ */
+export type RendererClass = new () => Renderer;
+
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+
+/**
+ * JSON as Django REST framework writes it: compact (`{"a":1}`), non-ASCII
+ * as UTF-8, U+2028/U+2029 escaped, and `indent=N` (0-8) in the accepted
+ * media type pretty-prints. `Content-Type` is the renderer's media type
+ * without a charset. Subclass it with another `mediaType` for vendor types
+ * (`application/vnd.example+json`); with Accept-header versioning the
+ * version parameter is echoed in `Content-Type`.
+ * @example
+ * ```ts
+ * class VendorJSON extends JSONRenderer { override readonly mediaType = 'application/vnd.example+json'; }
+ * ```
+ */
+export class JSONRenderer implements Renderer {
+  readonly mediaType: string = 'application/json';
+  readonly format: string = 'json';
+  readonly charset: string | null = null;
+
+  render(data: unknown, acceptedMediaType: string | null): Buffer | string {
+    if (data === undefined) return '';
+    const indent = acceptedMediaType !== null && acceptedMediaType.includes('indent') ? indentOf(acceptedMediaType) : null;
+    const text = indent === null ? JSON.stringify(data) : JSON.stringify(data, null, indent);
+    return LINE_SEPARATORS.test(text) ? text.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) : text;
+  }
+}
+
+function indentOf(mediaType: string): number | null {
+  const raw = MediaType.parse(mediaType).params.get('indent');
+  if (raw === undefined) return null;
+  const n = Number.parseInt(raw.trim(), 10);
+  if (!/^\s*[+-]?\d+\s*$/.test(raw)) return null;
+  return Math.max(0, Math.min(n, 8));
+}
+
+type HtmlPageRenderer = (data: unknown, acceptedMediaType: string | null, context: RenderContext) => string;
+let browsablePage: HtmlPageRenderer | null = null;
+
+/**
+ * Installs the page renderer of the browsable interface.
+ * @internal
+ */
+export function setBrowsablePage(render: HtmlPageRenderer): void {
+  browsablePage = render;
+}
+
+/**
+ * The browsable interface: an HTML page per endpoint, chosen for browsers
+ * (`text/html`) or with `?format=api`.
+ * @example
+ * ```ts
+ * const settings = createSettings({ DEFAULT_RENDERER_CLASSES: [JSONRenderer, BrowsableAPIRenderer] });
+ * ```
+ */
+export class BrowsableAPIRenderer implements Renderer {
+  readonly mediaType: string = 'text/html';
+  readonly format: string = 'api';
+  readonly charset: string | null = 'utf-8';
+
+  render(data: unknown, acceptedMediaType: string | null, context: RenderContext): string {
+    if (browsablePage !== null) return browsablePage(data, acceptedMediaType, context);
+    const json = JSON.stringify(data, null, 4) ?? '';
+    const esc = json.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>API</title></head><body><pre>${esc}</pre></body></html>`;
+  }
+}
+
+setDefaultRendererClasses([JSONRenderer, BrowsableAPIRenderer]);
+
+/**
+ * Content negotiation, Django REST framework's rules with quality values:
+ * `?format=` (the `URL_FORMAT_OVERRIDE` parameter) first narrows the
+ * renderers to that format (none: 404); then the Accept entries are tried
+ * from the highest `q` and, at equal `q`, the most specific; for each, the
+ * renderers in the view's order. `q=0` excludes a type. A less specific
+ * Accept entry (`*\/*`) yields the renderer's own media type carrying the
+ * entry's parameters. Nothing acceptable: 406 `Could not satisfy the
+ * request Accept header.`
+ * @example
+ * ```ts
+ * const [renderer, mediaType] = selectRenderer(request, [new JSONRenderer()]);
+ * ```
+ */
+export function selectRenderer(request: Request, renderers: readonly Renderer[], formatSuffix: string | null = null): [Renderer, string] {
+  const param = request.settings.URL_FORMAT_OVERRIDE;
+  const format = formatSuffix ?? (param !== null ? request.query.get(param) : null);
+  let candidates = renderers;
+  if (format) {
+    candidates = renderers.filter((r) => r.format === format);
+    if (candidates.length === 0) throw new NotFound();
+  }
+  const header = request.headers.get('accept');
+  // Fast path: no Accept, or exactly */* (what most API clients send).
+  if (header === null || header === '*/*') {
+    const r = candidates[0];
+    if (r === undefined) throw new NotAcceptable();
+    return [r, r.mediaType];
+  }
+  const accepts = parseAccept(header);
+  const order = accepts
+    .map((m, i) => ({ m, i, q: m.quality, p: m.precedence }))
+    .sort((a, b) => b.q - a.q || b.p - a.p || a.i - b.i);
+  for (const { m, q } of order) {
+    if (q === 0) continue;
+    for (const r of candidates) {
+      const own = MediaType.parse(r.mediaType);
+      if (!own.match(m)) continue;
+      if (excluded(own, accepts)) continue;
+      if (own.precedence > m.precedence) {
+        let full = r.mediaType;
+        for (const [k, v] of m.params) full += `; ${k}=${v}`;
+        return [r, full];
+      }
+      return [r, m.text];
+    }
+  }
+  throw new NotAcceptable();
+}
+
+/** Whether the most specific Accept entry that matches the renderer has q=0. */
+function excluded(own: MediaType, accepts: readonly MediaType[]): boolean {
+  let best: MediaType | null = null;
+  for (const a of accepts) if (own.match(a) && (best === null || a.precedence > best.precedence)) best = a;
+  return best !== null && best.quality === 0;
+}

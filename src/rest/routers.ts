@@ -1,0 +1,112 @@
+/**
+ * Routers generate the routes of viewsets: `prefix/` (list) and
+ * `prefix/<lookup>/` (detail), named `<basename>-list` and
+ * `<basename>-detail`. {@link DefaultRouter} adds an API root at `''`
+ * that links to every registered list.
+ *
+ * @module
+ */
+import { ConfigurationError, NoReverseMatch } from './errors.js';
+import type { Request } from './request.js';
+import { Response } from './response.js';
+import { reverse } from './reverse.js';
+import { rePath, type UrlPattern } from './urls.js';
+import { APIView } from './views.js';
+import type { ActionMap, GenericViewSet } from './viewsets.js';
+
+interface Registration {
+  prefix: string;
+  viewset: (new () => GenericViewSet) & { asViewSet: typeof GenericViewSet.asViewSet; prototype: GenericViewSet };
+  basename: string;
+}
+
+const LIST: ActionMap = { get: 'list', post: 'create' };
+const DETAIL: ActionMap = { get: 'retrieve', put: 'update', patch: 'partialUpdate', delete: 'destroy' };
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Routes for registered viewsets.
+ * @example
+ * ```ts
+ * const router = new SimpleRouter();
+ * router.register('items', ItemViewSet, { basename: 'item' });
+ * const urlpatterns = [...router.urls];
+ * ```
+ */
+export class SimpleRouter {
+  readonly #registry: Registration[] = [];
+  readonly #trailingSlash: string;
+
+  constructor(options: { trailingSlash?: boolean } = {}) {
+    this.#trailingSlash = options.trailingSlash === false ? '' : '/';
+  }
+
+  /** Registers a viewset under a URL prefix (`basename` defaults to the prefix). */
+  register(prefix: string, viewset: Registration['viewset'], options: { basename?: string } = {}): this {
+    if (typeof viewset !== 'function' || typeof viewset.asViewSet !== 'function') throw new ConfigurationError(`register(${JSON.stringify(prefix)}): expected a viewset class.`);
+    const basename = options.basename ?? prefix.replace(/\/+$/, '').split('/').pop() ?? prefix;
+    if (this.#registry.some((r) => r.basename === basename)) throw new ConfigurationError(`Router with basename "${basename}" is already registered; give each registration a unique basename.`);
+    this.#registry.push({ prefix: prefix.replace(/^\/+|\/+$/g, ''), viewset, basename });
+    return this;
+  }
+
+  /** What was registered. */
+  get registry(): readonly { prefix: string; basename: string }[] {
+    return this.#registry.map(({ prefix, basename }) => ({ prefix, basename }));
+  }
+
+  /** The generated routes. */
+  get urls(): UrlPattern[] {
+    const out: UrlPattern[] = [];
+    for (const r of this.#registry) {
+      const proto = r.viewset.prototype as unknown as Record<string, unknown>;
+      const bound = (map: ActionMap): ActionMap => Object.fromEntries(Object.entries(map).filter(([, a]) => typeof proto[a as string] === 'function')) as ActionMap;
+      const list = bound(LIST);
+      const detail = bound(DETAIL);
+      const p = escapeRegex(r.prefix);
+      const inst = new r.viewset();
+      const kwarg = inst.lookupUrlKwarg ?? inst.lookupField;
+      if (Object.keys(list).length) out.push(rePath(`^${p}${this.#trailingSlash}$`, r.viewset.asViewSet(list, { basename: r.basename, detail: false, suffix: 'List' }), { name: `${r.basename}-list` }));
+      if (Object.keys(detail).length) {
+        out.push(rePath(`^${p}/(?<${kwarg}>[^/.]+)${this.#trailingSlash}$`, r.viewset.asViewSet(detail, { basename: r.basename, detail: true, suffix: 'Instance' }), { name: `${r.basename}-detail` }));
+      }
+    }
+    return out;
+  }
+}
+
+/**
+ * A {@link SimpleRouter} with an API root view at `''` (name `api-root`)
+ * answering `{"<prefix>": "<absolute URL of the list>", ...}`.
+ * @example
+ * ```ts
+ * const router = new DefaultRouter();
+ * router.register('items', ItemViewSet, { basename: 'item' });
+ * const api = new RestApi({ urlpatterns: router.urls });
+ * ```
+ */
+export class DefaultRouter extends SimpleRouter {
+  override get urls(): UrlPattern[] {
+    const entries = this.registry.map((r) => [r.prefix, `${r.basename}-list`] as const);
+    class APIRootView extends APIView {
+      override description = 'The default basic root view for DefaultRouter';
+      override get(request: Request): Response {
+        const ns = request.resolverMatch?.namespace ?? '';
+        const out: Record<string, string> = {};
+        for (const [prefix, name] of entries) {
+          try {
+            out[prefix] = reverse(ns ? `${ns}:${name}` : name, { request });
+          } catch (e) {
+            if (!(e instanceof NoReverseMatch)) throw e;
+          }
+        }
+        return new Response(out);
+      }
+    }
+    Object.defineProperty(APIRootView, 'name', { value: 'ApiRootView' });
+    return [rePath('^$', APIRootView.asView(), { name: 'api-root' }), ...super.urls];
+  }
+}

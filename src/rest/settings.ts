@@ -1,0 +1,237 @@
+/**
+ * The settings of a web API: one object with Django REST framework's keys
+ * (`DEFAULT_PAGINATION_CLASS`, `PAGE_SIZE`, `DEFAULT_VERSIONING_CLASS`,
+ * `DEFAULT_VERSION`, `ALLOWED_VERSIONS`, `VERSION_PARAM`, ...), checked when
+ * the API is built so that a mistake fails at start-up with a clear
+ * {@link ImproperlyConfigured} error instead of a 500 on some request.
+ *
+ * Views and paginators read the settings of the API that serves them
+ * (`request.settings`); a class attribute left `undefined` falls back to the
+ * setting of the same meaning.
+ *
+ * @module
+ */
+import { ImproperlyConfigured } from './errors.js';
+import type { BasePagination } from './pagination/base.js';
+import type { BaseVersioning } from './versioning.js';
+import type { RendererClass } from './renderers.js';
+import type { FilterBackendClass } from './filters.js';
+
+/**
+ * A pagination class: anything built with `new` that yields a
+ * {@link BasePagination}.
+ * @example
+ * ```ts
+ * const cls: PaginationClass = PageNumberPagination;
+ * ```
+ */
+export type PaginationClass = new () => BasePagination;
+
+/**
+ * A versioning scheme class.
+ * @example
+ * ```ts
+ * const cls: VersioningClass = QueryParameterVersioning;
+ * ```
+ */
+export type VersioningClass = new () => BaseVersioning;
+
+/**
+ * Per-version lifecycle headers: `Deprecation` (RFC 9745) and `Sunset`
+ * (RFC 8594), with a `Link rel="deprecation"` to a page explaining it.
+ * @example
+ * ```ts
+ * const v1: VersionLifecycle = { deprecation: new Date('2026-01-01'), sunset: new Date('2027-01-01'), link: 'https://example.com/v1-end' };
+ * ```
+ */
+export interface VersionLifecycle {
+  /** When the version was (or will be) deprecated; `true` means deprecated without a date. */
+  deprecation?: Date | true;
+  /** When the version stops working. */
+  sunset?: Date;
+  /** A page describing the deprecation (sent as `Link: <...>; rel="deprecation"`). */
+  link?: string;
+}
+
+/**
+ * Everything a web API can configure. All keys are optional in
+ * {@link createSettings}; the defaults are Django REST framework's.
+ * @example
+ * ```ts
+ * const s: Settings = createSettings({ PAGE_SIZE: 10, DEFAULT_PAGINATION_CLASS: PageNumberPagination });
+ * ```
+ */
+export interface Settings {
+  /** Style applied to all list views; `null` (the default) means no pagination. */
+  readonly DEFAULT_PAGINATION_CLASS: PaginationClass | null;
+  /** Items per page; `null` (the default) leaves it to the pagination class. */
+  readonly PAGE_SIZE: number | null;
+  /** Versioning scheme used globally; `null` (the default) turns versioning off. */
+  readonly DEFAULT_VERSIONING_CLASS: VersioningClass | null;
+  /** The version of a request that carries none. */
+  readonly DEFAULT_VERSION: string | null;
+  /** The versions a scheme may return; `null` means any (`null` may be listed as a member). */
+  readonly ALLOWED_VERSIONS: readonly (string | null)[] | null;
+  /** The name of the version parameter (media-type parameter or query parameter). */
+  readonly VERSION_PARAM: string;
+  /** Renderers offered by content negotiation, in order of preference. */
+  readonly DEFAULT_RENDERER_CLASSES: readonly RendererClass[];
+  /** Filter backends applied by generic list views. */
+  readonly DEFAULT_FILTER_BACKENDS: readonly FilterBackendClass[];
+  /** The query parameter that overrides content negotiation (`?format=json`); `null` disables it. */
+  readonly URL_FORMAT_OVERRIDE: string | null;
+  /** The query parameter of `OrderingFilter`. */
+  readonly ORDERING_PARAM: string;
+  /** `[header, value]`: a request whose header has that value is https (set only behind a trusted proxy). */
+  readonly SECURE_PROXY_SSL_HEADER: readonly [string, string] | null;
+  /** Use `X-Forwarded-Host` for the host of absolute URLs (only behind a trusted proxy). */
+  readonly USE_X_FORWARDED_HOST: boolean;
+  /** Host names accepted in `Host` (`'*'` any, `.example.com` a domain and its subdomains); `null` accepts any. */
+  readonly ALLOWED_HOSTS: readonly string[] | null;
+  /** Largest request body a view parses, in bytes. */
+  readonly MAX_BODY_SIZE: number;
+  /** Deprecation and sunset information per version. */
+  readonly VERSION_LIFECYCLE: Readonly<Record<string, VersionLifecycle>>;
+}
+
+/**
+ * The settings a caller may give: any subset of {@link Settings}.
+ * @example
+ * ```ts
+ * const user: SettingsInput = { ALLOWED_VERSIONS: ['v1', 'v2'], DEFAULT_VERSION: 'v1' };
+ * ```
+ */
+export type SettingsInput = { -readonly [K in keyof Settings]?: Settings[K] };
+
+let defaultRenderers: readonly RendererClass[] = [];
+let defaultFilters: readonly FilterBackendClass[] = [];
+
+/**
+ * Registers the renderer classes used when `DEFAULT_RENDERER_CLASSES` is not
+ * given (the renderers module calls this; applications do not need to).
+ * @internal
+ */
+export function setDefaultRendererClasses(classes: readonly RendererClass[]): void {
+  defaultRenderers = classes;
+}
+
+/**
+ * Registers the filter backends used when `DEFAULT_FILTER_BACKENDS` is not given.
+ * @internal
+ */
+export function setDefaultFilterBackends(classes: readonly FilterBackendClass[]): void {
+  defaultFilters = classes;
+}
+
+const KEYS: readonly (keyof Settings)[] = [
+  'DEFAULT_PAGINATION_CLASS',
+  'PAGE_SIZE',
+  'DEFAULT_VERSIONING_CLASS',
+  'DEFAULT_VERSION',
+  'ALLOWED_VERSIONS',
+  'VERSION_PARAM',
+  'DEFAULT_RENDERER_CLASSES',
+  'DEFAULT_FILTER_BACKENDS',
+  'URL_FORMAT_OVERRIDE',
+  'ORDERING_PARAM',
+  'SECURE_PROXY_SSL_HEADER',
+  'USE_X_FORWARDED_HOST',
+  'ALLOWED_HOSTS',
+  'MAX_BODY_SIZE',
+  'VERSION_LIFECYCLE',
+];
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v)}`;
+  return typeof v === 'function' ? 'a function' : `${typeof v} ${String(v)}`;
+}
+
+function isClass(v: unknown): boolean {
+  return typeof v === 'function' && v.prototype !== undefined;
+}
+
+/**
+ * Validates settings and fills in the defaults. Throws
+ * {@link ImproperlyConfigured} naming the key and what is wrong: an unknown
+ * key (a likely typo), `ALLOWED_VERSIONS` given as a string, `PAGE_SIZE` not
+ * a positive integer, `PAGE_SIZE` without a pagination class, a class
+ * setting that is not a class, ...
+ * @example
+ * ```ts
+ * const settings = createSettings({
+ *   DEFAULT_PAGINATION_CLASS: PageNumberPagination,
+ *   PAGE_SIZE: 10,
+ *   DEFAULT_VERSIONING_CLASS: URLPathVersioning,
+ *   ALLOWED_VERSIONS: ['v1', 'v2'],
+ *   DEFAULT_VERSION: 'v1',
+ * });
+ * ```
+ */
+export function createSettings(input: SettingsInput = {}): Settings {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new ImproperlyConfigured(`Settings must be an object, not ${describe(input)}.`);
+  }
+  for (const key of Object.keys(input)) {
+    if (!(KEYS as readonly string[]).includes(key)) {
+      const near = KEYS.find((k) => k.replace(/_/g, '') === key.toUpperCase().replace(/_/g, ''));
+      throw new ImproperlyConfigured(`Unknown setting ${key}${near ? ` (did you mean ${near}?)` : ''}.`);
+    }
+  }
+  const s: { -readonly [K in keyof Settings]: Settings[K] } = {
+    DEFAULT_PAGINATION_CLASS: input.DEFAULT_PAGINATION_CLASS ?? null,
+    PAGE_SIZE: input.PAGE_SIZE ?? null,
+    DEFAULT_VERSIONING_CLASS: input.DEFAULT_VERSIONING_CLASS ?? null,
+    DEFAULT_VERSION: input.DEFAULT_VERSION ?? null,
+    ALLOWED_VERSIONS: input.ALLOWED_VERSIONS ?? null,
+    VERSION_PARAM: input.VERSION_PARAM ?? 'version',
+    DEFAULT_RENDERER_CLASSES: input.DEFAULT_RENDERER_CLASSES ?? defaultRenderers,
+    DEFAULT_FILTER_BACKENDS: input.DEFAULT_FILTER_BACKENDS ?? defaultFilters,
+    URL_FORMAT_OVERRIDE: input.URL_FORMAT_OVERRIDE === undefined ? 'format' : input.URL_FORMAT_OVERRIDE,
+    ORDERING_PARAM: input.ORDERING_PARAM ?? 'ordering',
+    SECURE_PROXY_SSL_HEADER: input.SECURE_PROXY_SSL_HEADER ?? null,
+    USE_X_FORWARDED_HOST: input.USE_X_FORWARDED_HOST ?? false,
+    ALLOWED_HOSTS: input.ALLOWED_HOSTS ?? null,
+    MAX_BODY_SIZE: input.MAX_BODY_SIZE ?? 2_621_440,
+    VERSION_LIFECYCLE: input.VERSION_LIFECYCLE ?? {},
+  };
+  const bad = (key: string, want: string, got: unknown): never => {
+    throw new ImproperlyConfigured(`${key} must be ${want}, not ${describe(got)}.`);
+  };
+  if (s.DEFAULT_PAGINATION_CLASS !== null && !isClass(s.DEFAULT_PAGINATION_CLASS)) bad('DEFAULT_PAGINATION_CLASS', 'a pagination class or null', s.DEFAULT_PAGINATION_CLASS);
+  if (s.DEFAULT_VERSIONING_CLASS !== null && !isClass(s.DEFAULT_VERSIONING_CLASS)) bad('DEFAULT_VERSIONING_CLASS', 'a versioning class or null', s.DEFAULT_VERSIONING_CLASS);
+  if (s.PAGE_SIZE !== null && !(Number.isSafeInteger(s.PAGE_SIZE) && s.PAGE_SIZE > 0)) bad('PAGE_SIZE', 'a positive integer or null', s.PAGE_SIZE);
+  if (s.PAGE_SIZE !== null && s.DEFAULT_PAGINATION_CLASS === null) {
+    throw new ImproperlyConfigured(
+      'PAGE_SIZE is set but DEFAULT_PAGINATION_CLASS is not, so list views are not paginated: set DEFAULT_PAGINATION_CLASS, or set pageSize on the pagination classes of your views instead of PAGE_SIZE.',
+    );
+  }
+  if (s.DEFAULT_VERSION !== null && typeof s.DEFAULT_VERSION !== 'string') bad('DEFAULT_VERSION', 'a string or null', s.DEFAULT_VERSION);
+  if (s.ALLOWED_VERSIONS !== null) {
+    if (!Array.isArray(s.ALLOWED_VERSIONS)) bad('ALLOWED_VERSIONS', 'an array of version strings (for example ["v1", "v2"])', s.ALLOWED_VERSIONS);
+    for (const v of s.ALLOWED_VERSIONS as unknown[]) if (v !== null && typeof v !== 'string') bad('each entry of ALLOWED_VERSIONS', 'a string or null', v);
+  }
+  if (typeof s.VERSION_PARAM !== 'string' || s.VERSION_PARAM === '') bad('VERSION_PARAM', 'a non-empty string', s.VERSION_PARAM);
+  if (!Array.isArray(s.DEFAULT_RENDERER_CLASSES) || !s.DEFAULT_RENDERER_CLASSES.every(isClass)) bad('DEFAULT_RENDERER_CLASSES', 'an array of renderer classes', s.DEFAULT_RENDERER_CLASSES);
+  if (!Array.isArray(s.DEFAULT_FILTER_BACKENDS) || !s.DEFAULT_FILTER_BACKENDS.every(isClass)) bad('DEFAULT_FILTER_BACKENDS', 'an array of filter backend classes', s.DEFAULT_FILTER_BACKENDS);
+  if (s.URL_FORMAT_OVERRIDE !== null && (typeof s.URL_FORMAT_OVERRIDE !== 'string' || s.URL_FORMAT_OVERRIDE === '')) bad('URL_FORMAT_OVERRIDE', 'a non-empty string or null', s.URL_FORMAT_OVERRIDE);
+  if (typeof s.ORDERING_PARAM !== 'string' || s.ORDERING_PARAM === '') bad('ORDERING_PARAM', 'a non-empty string', s.ORDERING_PARAM);
+  if (s.SECURE_PROXY_SSL_HEADER !== null) {
+    const h = s.SECURE_PROXY_SSL_HEADER as unknown;
+    if (!Array.isArray(h) || h.length !== 2 || typeof h[0] !== 'string' || typeof h[1] !== 'string') bad('SECURE_PROXY_SSL_HEADER', 'a [header, value] pair of strings or null', h);
+  }
+  if (typeof s.USE_X_FORWARDED_HOST !== 'boolean') bad('USE_X_FORWARDED_HOST', 'a boolean', s.USE_X_FORWARDED_HOST);
+  if (s.ALLOWED_HOSTS !== null && (!Array.isArray(s.ALLOWED_HOSTS) || !s.ALLOWED_HOSTS.every((h) => typeof h === 'string'))) bad('ALLOWED_HOSTS', 'an array of host names or null', s.ALLOWED_HOSTS);
+  if (!(Number.isSafeInteger(s.MAX_BODY_SIZE) && s.MAX_BODY_SIZE >= 0)) bad('MAX_BODY_SIZE', 'a non-negative integer', s.MAX_BODY_SIZE);
+  if (typeof s.VERSION_LIFECYCLE !== 'object' || s.VERSION_LIFECYCLE === null || Array.isArray(s.VERSION_LIFECYCLE)) bad('VERSION_LIFECYCLE', 'an object keyed by version', s.VERSION_LIFECYCLE);
+  for (const [version, life] of Object.entries(s.VERSION_LIFECYCLE)) {
+    const key = `VERSION_LIFECYCLE[${JSON.stringify(version)}]`;
+    if (typeof life !== 'object' || life === null) bad(key, 'an object', life);
+    if (life.deprecation !== undefined && life.deprecation !== true && !(life.deprecation instanceof Date && !Number.isNaN(life.deprecation.getTime()))) bad(`${key}.deprecation`, 'a valid Date or true', life.deprecation);
+    if (life.sunset !== undefined && !(life.sunset instanceof Date && !Number.isNaN(life.sunset.getTime()))) bad(`${key}.sunset`, 'a valid Date', life.sunset);
+    if (life.link !== undefined && typeof life.link !== 'string') bad(`${key}.link`, 'a URL string', life.link);
+  }
+  if (s.ALLOWED_VERSIONS) s.ALLOWED_VERSIONS = Object.freeze([...s.ALLOWED_VERSIONS]);
+  return Object.freeze(s);
+}

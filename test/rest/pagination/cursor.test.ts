@@ -1,0 +1,435 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Request } from '../../../src/rest/request.js';
+import { createSettings } from '../../../src/rest/settings.js';
+import { ImproperlyConfigured, NotFound } from '../../../src/rest/errors.js';
+import { ArrayQueryset } from '../../../src/rest/data/array.js';
+import type { Queryset } from '../../../src/rest/data/source.js';
+import { OrderingFilter } from '../../../src/rest/filters.js';
+import { CursorPagination, decodeCursorToken, encodeCursorToken, LimitOffsetPagination, PageNumberPagination, type BasePagination } from '../../../src/rest/pagination/index.js';
+
+const HOST = 'http://testserver';
+
+function req(url: string): Request {
+  const target = url.startsWith(HOST) ? url.slice(HOST.length) || '/' : url;
+  return new Request({ method: 'GET', target, headers: [['Host', 'testserver']], body: null, secure: false }, createSettings());
+}
+
+interface Row {
+  id: number;
+  created: number;
+  username?: string;
+}
+
+// --- reference 8.4 (ordering `created`, page_size 5, page_size param, max 20) ---
+
+const VALUES = [1, 1, 1, 1, 1, 1, 2, 3, 4, 4, 4, 4, 5, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 8, 9, 9, 9, 9, 9, 9];
+const data: Row[] = VALUES.map((created, i) => ({ id: i + 1, created }));
+
+class ExamplePagination extends CursorPagination {
+  override pageSize = 5;
+  override pageSizeQueryParam = 'page_size';
+  override maxPageSize = 20;
+  override ordering: string | readonly string[] | null = 'created';
+}
+
+type Pages = [number[] | null, number[], number[] | null, string | null, string | null];
+
+async function getPages(p: CursorPagination, qs: Queryset<Row> | Row[], url: string): Promise<Pages> {
+  const current = (await p.paginateQueryset(qs, req(url)))!.map((r) => r.created);
+  const nextUrl = p.getNextLink();
+  const previousUrl = p.getPreviousLink();
+  const next = nextUrl === null ? null : (await p.paginateQueryset(qs, req(nextUrl)))!.map((r) => r.created);
+  const previous = previousUrl === null ? null : (await p.paginateQueryset(qs, req(previousUrl)))!.map((r) => r.created);
+  return [previous, current, next, previousUrl, nextUrl];
+}
+
+const sources: [string, () => Queryset<Row> | Row[]][] = [
+  ['ArrayQueryset', () => new ArrayQueryset(data, { fields: { id: { type: 'integer', unique: true }, created: { type: 'integer' } } })],
+  ['plain array', () => data],
+];
+
+async function walk(p: CursorPagination, qs: Queryset<Row> | Row[], start = '/'): Promise<void> {
+  let [previous, current, next, previousUrl, nextUrl] = await getPages(p, qs, start);
+  assert.deepEqual([previous, current, next], [null, [1, 1, 1, 1, 1], [1, 2, 3, 4, 4]]);
+  const forward: [number[] | null, number[], number[] | null][] = [
+    [[1, 1, 1, 1, 1], [1, 2, 3, 4, 4], [4, 4, 5, 6, 7]],
+    [[1, 2, 3, 4, 4], [4, 4, 5, 6, 7], [7, 7, 7, 7, 7]],
+    [[4, 4, 4, 5, 6], [7, 7, 7, 7, 7], [7, 7, 7, 8, 9]], // [4,4,4,5,6]: DRF's artifact
+    [[7, 7, 7, 7, 7], [7, 7, 7, 8, 9], [9, 9, 9, 9, 9]],
+    [[7, 7, 7, 8, 9], [9, 9, 9, 9, 9], null],
+  ];
+  for (const want of forward) {
+    [previous, current, next, previousUrl, nextUrl] = await getPages(p, qs, nextUrl!);
+    assert.deepEqual([previous, current, next], want);
+  }
+  const backward: [number[] | null, number[], number[] | null][] = [
+    [[7, 7, 7, 7, 7], [7, 7, 7, 8, 9], [9, 9, 9, 9, 9]],
+    [[4, 4, 5, 6, 7], [7, 7, 7, 7, 7], [8, 9, 9, 9, 9]], // [8,9,9,9,9]: DRF's artifact
+    [[1, 2, 3, 4, 4], [4, 4, 5, 6, 7], [7, 7, 7, 7, 7]],
+    [[1, 1, 1, 1, 1], [1, 2, 3, 4, 4], [4, 4, 5, 6, 7]],
+    [null, [1, 1, 1, 1, 1], [1, 2, 3, 4, 4]],
+  ];
+  for (const want of backward) {
+    [previous, current, next, previousUrl, nextUrl] = await getPages(p, qs, previousUrl!);
+    assert.deepEqual([previous, current, next], want);
+  }
+  assert.equal(typeof p.toHtml(), 'string');
+}
+
+for (const [name, source] of sources) {
+  test(`8.4 cursor pagination: the 11-step walk (${name})`, async () => {
+    await walk(new ExamplePagination(), source());
+  });
+
+  test(`8.4 page_size=0 and page_size=-5 fall back to 5: the same walk (${name})`, async () => {
+    for (const size of ['0', '-5']) {
+      await walk(new ExamplePagination(), source(), `/?page_size=${size}`);
+    }
+  });
+
+  test(`8.4 invalid cursor (${name})`, async () => {
+    await assert.rejects(new ExamplePagination().paginateQueryset(source(), req('/?cursor=123')), (e: unknown) => e instanceof NotFound && e.detail === 'Invalid cursor');
+  });
+
+  test(`8.4 current page empty, forward (${name})`, async () => {
+    const p = new ExamplePagination();
+    const url = `${HOST}/?cursor=${encodeURIComponent(encodeCursorToken({ offset: 0, reverse: false, position: '100' }))}`;
+    let [previous, current, next, previousUrl, nextUrl] = await getPages(p, source(), url);
+    assert.deepEqual(current, []);
+    assert.equal(nextUrl, null);
+    assert.notEqual(previousUrl, null);
+    [previous, current, next, previousUrl, nextUrl] = await getPages(p, source(), previousUrl!);
+    assert.deepEqual(current, [9, 9, 9, 9, 9]);
+    assert.deepEqual(previous, [7, 7, 7, 8, 9]);
+    assert.deepEqual(next, []);
+    assert.notEqual(previousUrl, null);
+    assert.notEqual(nextUrl, null);
+  });
+
+  test(`8.4 current page empty, reverse (${name})`, async () => {
+    const p = new ExamplePagination();
+    const url = `${HOST}/?cursor=${encodeURIComponent(encodeCursorToken({ offset: 0, reverse: true, position: '100' }))}`;
+    await p.paginateQueryset(source(), req(url));
+    const [previous, current, next, previousUrl, nextUrl] = await getPages(p, source(), p.getNextLink()!);
+    assert.deepEqual(current, []);
+    assert.deepEqual(previous, [7, 7, 7, 7, 8]);
+    assert.equal(next, null);
+    assert.notEqual(previousUrl, null);
+    assert.equal(nextUrl, null);
+  });
+
+  test(`8.4 page_size=20 and page_size=30 (capped to 20) (${name})`, async () => {
+    for (const size of [20, 30]) {
+      const p = new ExamplePagination();
+      const [previous, current, next, , nextUrl] = await getPages(p, source(), `/?page_size=${size}`);
+      assert.equal(previous, null);
+      assert.deepEqual(current, VALUES.slice(0, 20));
+      assert.deepEqual(next, [7, 7, 7, 8, 9, 9, 9, 9, 9, 9]);
+      const [previous2, current2, next2] = await getPages(p, source(), nextUrl!);
+      assert.deepEqual(previous2, VALUES.slice(0, 20));
+      assert.deepEqual(current2, [7, 7, 7, 8, 9, 9, 9, 9, 9, 9]);
+      assert.equal(next2, null);
+      assert.match(nextUrl!, new RegExp(`page_size=${size}`));
+    }
+  });
+}
+
+test('8.4 use with OrderingFilter (view ordering `created`)', () => {
+  const p = new ExamplePagination();
+  const view = { filterBackends: [OrderingFilter], orderingFields: ['username', 'created'], ordering: 'created' };
+  const qs = new ArrayQueryset<Row>([]);
+  assert.deepEqual(p.getOrdering(req('/?ordering=username'), qs, view), ['username']);
+  assert.deepEqual(p.getOrdering(req('/?ordering=-username'), qs, view), ['-username']);
+  assert.deepEqual(p.getOrdering(req('/?ordering=invalid'), qs, view), ['created']);
+});
+
+test('8.4 use with OrderingFilter without a view ordering (main): the paginator ordering', () => {
+  const p = new ExamplePagination();
+  const view = { filterBackends: [OrderingFilter], orderingFields: ['username', 'created'] };
+  const qs = new ArrayQueryset<Row>([]);
+  assert.deepEqual(p.getOrdering(req('/'), qs, view), ['created']);
+  assert.deepEqual(p.getOrdering(req('/?ordering=username'), qs, view), ['username']);
+  assert.deepEqual(p.getOrdering(req('/?ordering=invalid'), qs, view), ['created']);
+});
+
+test('the ordering filter drives the query', async () => {
+  const rows = data.map((r) => ({ ...r, username: `u${String(31 - r.id).padStart(2, '0')}` }));
+  const view = { filterBackends: [OrderingFilter], orderingFields: ['username', 'created'], ordering: 'created' };
+  const p = new ExamplePagination();
+  const page = await p.paginateQueryset(rows, req('/?ordering=username'), view);
+  assert.deepEqual(page!.map((r) => r.id), [30, 29, 28, 27, 26]);
+  assert.equal(p.getNextLink(), `${HOST}/?cursor=${encodeURIComponent(encodeCursorToken({ offset: 0, reverse: false, position: 'u05' }))}&ordering=username`);
+});
+
+test('misconfigured ordering: ImproperlyConfigured (500)', async () => {
+  const none = new (class extends ExamplePagination {
+    override ordering = null;
+  })();
+  await assert.rejects(none.paginateQueryset(data, req('/')), (e: unknown) => e instanceof ImproperlyConfigured && e.message === 'Using cursor pagination, but no ordering attribute was declared on the pagination class.');
+  const dunder = new (class extends ExamplePagination {
+    override ordering = ['user__created'];
+  })();
+  await assert.rejects(dunder.paginateQueryset(data, req('/')), (e: unknown) => e instanceof ImproperlyConfigured && /double underscore/.test(e.message));
+  const wrongType = new (class extends ExamplePagination {
+    override ordering = 5 as unknown as string;
+  })();
+  await assert.rejects(wrongType.paginateQueryset(data, req('/')), (e: unknown) => e instanceof ImproperlyConfigured && e.message === 'Invalid ordering. Expected string or tuple, but got number');
+});
+
+test('8.4 schema of the paginated response (main, with the stray quote) and parameters', () => {
+  const p = new CursorPagination();
+  assert.equal(
+    JSON.stringify(p.getPaginatedResponseSchema({ type: 'string' })),
+    JSON.stringify({
+      type: 'object',
+      required: ['results'],
+      properties: {
+        next: { type: 'string', nullable: true, format: 'uri', example: 'http://api.example.org/accounts/?cursor=cD00ODY%3D"' },
+        previous: { type: 'string', nullable: true, format: 'uri', example: 'http://api.example.org/accounts/?cursor=cj0xJnA9NDg3' },
+        results: { type: 'string' },
+      },
+    }),
+  );
+  assert.deepEqual(p.getSchemaOperationParameters(null), [{ name: 'cursor', required: false, in: 'query', description: 'The pagination cursor value.', schema: { type: 'string' } }]);
+  assert.deepEqual(new ExamplePagination().getSchemaOperationParameters(null), [
+    { name: 'cursor', required: false, in: 'query', description: 'The pagination cursor value.', schema: { type: 'string' } },
+    { name: 'page_size', required: false, in: 'query', description: 'Number of results to return per page.', schema: { type: 'integer' } },
+  ]);
+});
+
+// --- reference 4.3: token format ---
+
+test('4.3 token examples encode and decode exactly', () => {
+  const cases: [{ offset: number; reverse: boolean; position: string | null }, string][] = [
+    [{ offset: 0, reverse: false, position: '486' }, 'cD00ODY='],
+    [{ offset: 0, reverse: true, position: '487' }, 'cj0xJnA9NDg3'],
+    [{ offset: 0, reverse: true, position: null }, 'cj0x'],
+    [{ offset: 0, reverse: false, position: '2020-01-01 00:16:31.667000+00:00' }, 'cD0yMDIwLTAxLTAxKzAwJTNBMTYlM0EzMS42NjcwMDAlMkIwMCUzQTAw'],
+    [{ offset: 0, reverse: false, position: null }, ''],
+    [{ offset: 3, reverse: true, position: 'é ' }, Buffer.from('o=3&r=1&p=%C3%A9+').toString('base64')],
+  ];
+  for (const [cursor, token] of cases) {
+    assert.equal(encodeCursorToken(cursor), token);
+    assert.deepEqual(decodeCursorToken(token), cursor);
+  }
+  assert.equal(Buffer.from('cD0yMDIwLTAxLTAxKzAwJTNBMTYlM0EzMS42NjcwMDAlMkIwMCUzQTAw', 'base64').toString(), 'p=2020-01-01+00%3A16%3A31.667000%2B00%3A00');
+});
+
+test('4.3 decoding: lenient base64, first value wins, unknown keys ignored, o clamped, r truthiness', () => {
+  const b = (s: string) => Buffer.from(s).toString('base64');
+  assert.deepEqual(decodeCursorToken('cD00ODY=xyz'), { offset: 0, reverse: false, position: '486' });
+  assert.deepEqual(decodeCursorToken('cD00 O!DY='), { offset: 0, reverse: false, position: '486' });
+  assert.deepEqual(decodeCursorToken(b('p=1&p=2&x=9&o=7')), { offset: 7, reverse: false, position: '1' });
+  assert.deepEqual(decodeCursorToken(b('o=5000')), { offset: 1000, reverse: false, position: null });
+  assert.deepEqual(decodeCursorToken(b('o=5000'), null), { offset: 5000, reverse: false, position: null });
+  assert.deepEqual(decodeCursorToken(b('o=%2B5&r=2')), { offset: 5, reverse: true, position: null });
+  assert.deepEqual(decodeCursorToken(b('r=-1&p=')), { offset: 0, reverse: true, position: '' });
+  assert.deepEqual(decodeCursorToken(b('r=0')), { offset: 0, reverse: false, position: null });
+  for (const bad of ['123', 'cD00ODY', 'c', b('o=-1'), b('o='), b('o=x'), b('r=abc'), b('r='), '€', Buffer.from([0x70, 0x3d, 0xff]).toString('base64')]) {
+    assert.equal(decodeCursorToken(bad), null, bad);
+  }
+});
+
+// The demo data set of DESIGN.md (1000 rows).
+const demo = Array.from({ length: 1000 }, (_, k) => {
+  const i = k + 1;
+  return { id: i, created: new Date(Date.UTC(2020, 0, 1) + i * 1000 + ((i * 37) % 1000)), price: (i * 7919) % 500 };
+});
+const demoQs = new ArrayQueryset(demo, { fields: { id: { type: 'integer', unique: true }, created: { type: 'datetime', unique: true }, price: { type: 'integer' } } });
+
+class DemoPagination extends CursorPagination {
+  override pageSize = 10;
+}
+
+test('4.3 tokens in links: the datetime position of the demo data', async () => {
+  const p = new DemoPagination();
+  const page = await p.paginateQueryset(demoQs, req('/items/'));
+  assert.deepEqual(page!.map((r) => r.id), [1000, 999, 998, 997, 996, 995, 994, 993, 992, 991]);
+  assert.equal(p.getNextLink(), 'http://testserver/items/?cursor=cD0yMDIwLTAxLTAxKzAwJTNBMTYlM0EzMS42NjcwMDAlMkIwMCUzQTAw');
+  assert.equal(p.getPreviousLink(), null);
+  const second = await p.paginateQueryset(demoQs, req(p.getNextLink()!));
+  assert.deepEqual(second!.map((r) => r.id), [990, 989, 988, 987, 986, 985, 984, 983, 982, 981]);
+  assert.equal(p.getPreviousLink(), `http://testserver/items/?cursor=${encodeURIComponent(Buffer.from('r=1&p=2020-01-01+00%3A16%3A30.630000%2B00%3A00').toString('base64'))}`);
+});
+
+test('4.3 tokens in links: integer positions (p=486, r=1&p=487)', async () => {
+  const p = new (class extends CursorPagination {
+    override pageSize = 5;
+    override ordering = '-id';
+  })();
+  const page = await p.paginateQueryset(demoQs, req('/items/?cursor=cD00OTE%3D'));
+  assert.deepEqual(page!.map((r) => r.id), [490, 489, 488, 487, 486]);
+  assert.equal(p.getNextLink(), 'http://testserver/items/?cursor=cD00ODY%3D');
+  assert.equal(p.getPreviousLink(), 'http://testserver/items/?cursor=cj0xJnA9NDkw');
+  await p.paginateQueryset(demoQs, req('/items/?cursor=cD00ODY%3D&page=2'));
+  assert.equal(p.getPreviousLink(), 'http://testserver/items/?cursor=cj0xJnA9NDg1&page=2');
+  await p.paginateQueryset(demoQs, req('/items/?cursor=cj0xJnA9NDg3'));
+  assert.equal(p.getNextLink(), 'http://testserver/items/?cursor=cD00ODg%3D');
+});
+
+test('4.3 decoding failures answer 404 Invalid cursor', async () => {
+  const b = (s: string) => encodeURIComponent(Buffer.from(s).toString('base64'));
+  for (const q of ['cursor=123', `cursor=${b('o=-1')}`, `cursor=${b('r=abc')}`, 'cursor=%E2%82%AC']) {
+    await assert.rejects(new DemoPagination().paginateQueryset(demoQs, req(`/items/?${q}`)), (e: unknown) => e instanceof NotFound && e.status === 404 && JSON.stringify(e.body()) === '{"detail":"Invalid cursor"}', q);
+  }
+});
+
+test('an unreadable position answers 404 Invalid cursor (DRF: 500)', async () => {
+  const b = (s: string) => encodeURIComponent(Buffer.from(s).toString('base64'));
+  for (const p of ['p=not-a-date', 'p=2020-01-01+00:16:31+00:00']) {
+    await assert.rejects(new DemoPagination().paginateQueryset(demoQs, req(`/items/?cursor=${b(p)}`)), (e: unknown) => e instanceof NotFound && e.detail === 'Invalid cursor', p);
+  }
+  const byId = new (class extends DemoPagination {
+    override ordering = 'id';
+  })();
+  await assert.rejects(byId.paginateQueryset(demoQs, req(`/items/?cursor=${b('p=abc')}`)), NotFound);
+});
+
+test('4.5 o=5000 overshoot: empty page, previous cj0x lands on the oldest rows', async () => {
+  const p = new DemoPagination();
+  const b = encodeURIComponent(Buffer.from('o=5000').toString('base64'));
+  assert.deepEqual(await p.paginateQueryset(demoQs, req(`/items/?cursor=${b}`)), []);
+  assert.equal(p.getNextLink(), null);
+  assert.equal(p.getPreviousLink(), 'http://testserver/items/?cursor=cj0x');
+  const oldest = await p.paginateQueryset(demoQs, req(p.getPreviousLink()!));
+  assert.deepEqual(oldest!.map((r) => r.id), [10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+  assert.equal(p.getNextLink(), null);
+  assert.notEqual(p.getPreviousLink(), null);
+});
+
+test('4.3 ?cursor= (empty) is the first page, the parameter stays in the links', async () => {
+  const p = new DemoPagination();
+  const page = await p.paginateQueryset(demoQs, req('/items/?cursor=&x=1'));
+  assert.deepEqual(page!.map((r) => r.id), [1000, 999, 998, 997, 996, 995, 994, 993, 992, 991]);
+  assert.equal(p.getPreviousLink(), null);
+  assert.equal(p.getNextLink(), 'http://testserver/items/?cursor=cD0yMDIwLTAxLTAxKzAwJTNBMTYlM0EzMS42NjcwMDAlMkIwMCUzQTAw&x=1');
+  assert.deepEqual(p.cursor, { offset: 0, reverse: false, position: null });
+});
+
+test('page size: PAGE_SIZE fallback, disabled without one; display controls; template null', async () => {
+  const p = new CursorPagination();
+  assert.equal(await p.paginateQueryset(demoQs, req('/')), null);
+  const d = new DemoPagination();
+  await d.paginateQueryset(demoQs, req('/'));
+  assert.equal(d.displayPageControls, true);
+  assert.equal(d.hasNext, true);
+  assert.equal(d.hasPrevious, false);
+  await d.paginateQueryset(demoQs.filter('id', 'lt', 5), req('/'));
+  assert.equal(d.displayPageControls, false);
+  assert.deepEqual(d.getPaginatedResponse([]).data, { next: null, previous: null, results: [] });
+  assert.equal(JSON.stringify(d.getPaginatedResponse([1]).data), '{"next":null,"previous":null,"results":[1]}');
+  const quiet = new (class extends DemoPagination {
+    override template = null;
+  })();
+  await quiet.paginateQueryset(demoQs, req('/'));
+  assert.equal(quiet.displayPageControls, false);
+  assert.equal(quiet.toHtml(), '');
+  assert.deepEqual(d.getHtmlContext(), { previous_url: null, next_url: null });
+});
+
+// --- DRF's position+offset gap on short pages (fixed here) ---
+
+test('backward walk over a short all-equal last page loses no rows (DRF skips a full page size)', async () => {
+  const values = [1, 2, 3, 4, 5, 7, 7, 7, 7, 7, 7, 7, 7];
+  const rows = values.map((created, i) => ({ id: i + 1, created }));
+  const p = new (class extends CursorPagination {
+    override pageSize = 5;
+    override ordering = 'created';
+  })();
+  let page = await p.paginateQueryset(rows, req('/'));
+  page = await p.paginateQueryset(rows, req(p.getNextLink()!));
+  page = await p.paginateQueryset(rows, req(p.getNextLink()!));
+  assert.deepEqual(page!.map((r) => r.id), [11, 12, 13]);
+  assert.equal(p.getNextLink(), null);
+  // DRF would answer o=5&r=1 here and skip rows 9 and 10.
+  assert.equal(p.getPreviousLink(), `${HOST}/?cursor=${encodeURIComponent(Buffer.from('o=3&r=1').toString('base64'))}`);
+  page = await p.paginateQueryset(rows, req(p.getPreviousLink()!));
+  assert.deepEqual(page!.map((r) => r.id), [6, 7, 8, 9, 10]);
+});
+
+test('forward from a short all-equal first page reached backwards loses no rows (DRF skips a full page size)', async () => {
+  const values = [1, 1, 1, 1, 1, 1, 1, 1, 3, 4, 5, 6, 7];
+  const rows = values.map((created, i) => ({ id: i + 1, created }));
+  const p = new (class extends CursorPagination {
+    override pageSize = 5;
+    override ordering = 'created';
+  })();
+  let page = await p.paginateQueryset(rows, req('/?cursor=cj0x'));
+  assert.deepEqual(page!.map((r) => r.id), [9, 10, 11, 12, 13]);
+  page = await p.paginateQueryset(rows, req(p.getPreviousLink()!));
+  assert.deepEqual(page!.map((r) => r.id), [4, 5, 6, 7, 8]);
+  page = await p.paginateQueryset(rows, req(p.getPreviousLink()!));
+  assert.deepEqual(page!.map((r) => r.id), [1, 2, 3]);
+  assert.equal(p.getPreviousLink(), null);
+  // DRF would answer o=5 here and skip rows 4 and 5.
+  assert.equal(p.getNextLink(), `${HOST}/?cursor=${encodeURIComponent(Buffer.from('o=3').toString('base64'))}`);
+  page = await p.paginateQueryset(rows, req(p.getNextLink()!));
+  assert.deepEqual(page!.map((r) => r.id), [4, 5, 6, 7, 8]);
+});
+
+// --- property: following links visits every row exactly once ---
+
+interface PRow {
+  id: number;
+  k: number | null;
+}
+const pFields = { id: { type: 'integer', unique: true }, k: { type: 'integer', nullable: true } } as const;
+
+async function follow(p: BasePagination, qs: Queryset<PRow>, start: string, dir: 'next' | 'previous', limit: number): Promise<{ ids: number[][]; last: string }> {
+  const pages: number[][] = [];
+  let url: string | null = start;
+  let last = start;
+  while (url !== null) {
+    if (pages.length > limit) throw new Error(`no end after ${limit} pages: ${JSON.stringify(pages)}`);
+    last = url;
+    pages.push((await p.paginateQueryset(qs, req(url), null))!.map((r) => r.id));
+    url = dir === 'next' ? p.getNextLink() : p.getPreviousLink();
+  }
+  return { ids: pages, last };
+}
+
+test('property: next from the first page and previous back from the last visit every row once (all styles)', async () => {
+  const arb = fc.record({
+    ks: fc.array(fc.option(fc.integer({ min: 0, max: 4 }), { nil: null, freq: 4 }), { maxLength: 40 }),
+    ordering: fc.constantFrom<string[]>(['id'], ['-id'], ['k'], ['-k'], ['k', '-id'], ['-k', 'id']),
+    pageSize: fc.integer({ min: 1, max: 6 }),
+    style: fc.constantFrom('cursor', 'page', 'limit'),
+  });
+  await fc.assert(
+    fc.asyncProperty(arb, async ({ ks, ordering, pageSize, style }) => {
+      const rows = ks.map((k, i) => ({ id: i + 1, k }));
+      const base = new ArrayQueryset<PRow>(rows, { fields: pFields });
+      const want = (await base.orderBy(...ordering).all()).map((r) => r.id);
+      const limit = rows.length + 3;
+      let p: BasePagination;
+      let qs: Queryset<PRow> = base.orderBy(...ordering);
+      if (style === 'cursor') {
+        const c = new CursorPagination();
+        c.pageSize = pageSize;
+        c.ordering = ordering;
+        p = c;
+        qs = base;
+      } else if (style === 'page') {
+        const n = new PageNumberPagination();
+        n.pageSize = pageSize;
+        p = n;
+      } else {
+        const l = new LimitOffsetPagination();
+        l.defaultLimit = pageSize;
+        p = l;
+      }
+      const forward = await follow(p, qs, '/', 'next', limit);
+      assert.deepEqual(forward.ids.flat(), want, `forward ${JSON.stringify(forward.ids)}`);
+      const backward = await follow(p, qs, forward.last, 'previous', limit);
+      assert.deepEqual(backward.ids.reverse().flat(), want, `backward ${JSON.stringify(backward.ids)}`);
+      const lastStart = style === 'cursor' ? '/?cursor=cj0x' : style === 'page' ? '/?page=last' : null;
+      if (lastStart !== null) {
+        const fromEnd = await follow(p, qs, lastStart, 'previous', limit);
+        assert.deepEqual(fromEnd.ids.reverse().flat(), want, `from the end ${JSON.stringify(fromEnd.ids)}`);
+      }
+    }),
+    { numRuns: 400 },
+  );
+});

@@ -1,0 +1,235 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Request } from '../../../src/rest/request.js';
+import { createSettings, type SettingsInput } from '../../../src/rest/settings.js';
+import { ArrayQueryset } from '../../../src/rest/data/array.js';
+import { LimitOffsetPagination, PAGE_BREAK, type PageLink } from '../../../src/rest/pagination/index.js';
+
+const HOST = 'http://testserver';
+
+function req(url: string, settings: SettingsInput = {}): Request {
+  return new Request({ method: 'GET', target: url, headers: [['Host', 'testserver']], body: null, secure: false }, createSettings(settings));
+}
+
+interface Row {
+  id: number;
+}
+const rows = (n: number): Row[] => Array.from({ length: n }, (_, i) => ({ id: i + 1 }));
+const range = (a: number, b: number): number[] => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+const ids = (page: Row[] | null): number[] | null => (page === null ? null : page.map((r) => r.id));
+const link = (url: string, number: number, isActive = false): PageLink => ({ url: HOST + url, number, isActive, isBreak: false });
+
+// --- reference 8.3 (items 1..100, default_limit 10, max_limit 15) ---
+
+class UnitPagination extends LimitOffsetPagination {
+  override defaultLimit = 10;
+  override maxLimit = 15;
+}
+const hundred = new ArrayQueryset(rows(100));
+
+async function unit(url: string) {
+  const p = new UnitPagination();
+  const page = ids(await p.paginateQueryset(hundred, req(url)));
+  return { p, page };
+}
+
+test('8.3 no offset', async () => {
+  const { p, page } = await unit('/?limit=5');
+  assert.deepEqual(page, [1, 2, 3, 4, 5]);
+  assert.equal(p.getPreviousLink(), null);
+  assert.equal(p.getNextLink(), 'http://testserver/?limit=5&offset=5');
+  assert.deepEqual(p.getHtmlContext().page_links, [link('/?limit=5', 1, true), link('/?limit=5&offset=5', 2), link('/?limit=5&offset=10', 3), PAGE_BREAK, link('/?limit=5&offset=95', 20)]);
+  assert.equal(p.displayPageControls, true);
+  assert.equal(typeof p.toHtml(), 'string');
+});
+
+test('8.3 pagination not applied if limit or default_limit not set', async () => {
+  const p = new (class extends LimitOffsetPagination {
+    override defaultLimit = null;
+  })();
+  assert.equal(await p.paginateQueryset(hundred, req('/')), null);
+  // A client limit still turns pagination on.
+  assert.deepEqual(ids(await p.paginateQueryset(hundred, req('/?limit=2'))), [1, 2]);
+  // undefined -> PAGE_SIZE
+  const q = new LimitOffsetPagination();
+  assert.equal(await q.paginateQueryset(hundred, req('/')), null);
+  assert.deepEqual(ids(await q.paginateQueryset(hundred, req('/', { PAGE_SIZE: 4, DEFAULT_PAGINATION_CLASS: LimitOffsetPagination }))), [1, 2, 3, 4]);
+});
+
+test('8.3 single offset', async () => {
+  const { p, page } = await unit('/?limit=5&offset=1');
+  assert.deepEqual(page, [2, 3, 4, 5, 6]);
+  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=5');
+  assert.equal(p.getNextLink(), 'http://testserver/?limit=5&offset=6');
+  assert.deepEqual(p.getHtmlContext().page_links, [link('/?limit=5', 1), link('/?limit=5&offset=1', 2, true), link('/?limit=5&offset=6', 3), PAGE_BREAK, link('/?limit=5&offset=96', 21)]);
+});
+
+test('8.3 first offset', async () => {
+  const { p, page } = await unit('/?limit=5&offset=5');
+  assert.deepEqual(page, [6, 7, 8, 9, 10]);
+  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=5');
+  assert.equal(p.getNextLink(), 'http://testserver/?limit=5&offset=10');
+  assert.deepEqual(p.getHtmlContext().page_links, [link('/?limit=5', 1), link('/?limit=5&offset=5', 2, true), link('/?limit=5&offset=10', 3), PAGE_BREAK, link('/?limit=5&offset=95', 20)]);
+});
+
+test('8.3 middle offset', async () => {
+  const { p, page } = await unit('/?limit=5&offset=10');
+  assert.deepEqual(page, [11, 12, 13, 14, 15]);
+  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=5&offset=5');
+  assert.equal(p.getNextLink(), 'http://testserver/?limit=5&offset=15');
+  assert.deepEqual(p.getHtmlContext().page_links, [
+    link('/?limit=5', 1),
+    link('/?limit=5&offset=5', 2),
+    link('/?limit=5&offset=10', 3, true),
+    link('/?limit=5&offset=15', 4),
+    PAGE_BREAK,
+    link('/?limit=5&offset=95', 20),
+  ]);
+});
+
+test('8.3 ending offset', async () => {
+  const { p, page } = await unit('/?limit=5&offset=95');
+  assert.deepEqual(page, [96, 97, 98, 99, 100]);
+  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=5&offset=90');
+  assert.equal(p.getNextLink(), null);
+  assert.deepEqual(p.getHtmlContext().page_links, [link('/?limit=5', 1), PAGE_BREAK, link('/?limit=5&offset=85', 18), link('/?limit=5&offset=90', 19), link('/?limit=5&offset=95', 20, true)]);
+});
+
+test('8.3 erroneous offset (offset past the end): no crash, current page capped (5.3)', async () => {
+  const { p, page } = await unit('/?limit=5&offset=1000');
+  assert.deepEqual(page, []);
+  assert.equal(p.getNextLink(), null);
+  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=5&offset=995');
+  assert.deepEqual(p.getHtmlContext().page_links, [link('/?limit=5', 1), PAGE_BREAK, link('/?limit=5&offset=990', 18), link('/?limit=5&offset=995', 19), link('/?limit=5&offset=1000', 20, true)]);
+});
+
+test('8.3 invalid offset, invalid limit, zero limit', async () => {
+  assert.deepEqual((await unit('/?limit=5&offset=invalid')).page, [1, 2, 3, 4, 5]);
+  for (const url of ['/?limit=invalid&offset=0', '/?limit=0&offset=0']) {
+    const { p, page } = await unit(url);
+    assert.deepEqual(page, range(1, 10));
+    assert.equal(p.getNextLink(), 'http://testserver/?limit=10&offset=10');
+  }
+});
+
+test('8.3 max limit', async () => {
+  const { p, page } = await unit('/?limit=11235&offset=50');
+  assert.deepEqual(page, range(51, 65));
+  assert.equal(p.getNextLink(), 'http://testserver/?limit=15&offset=65');
+  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=15&offset=35');
+});
+
+test('8.3 schema of the paginated response (main) and parameters', () => {
+  const p = new LimitOffsetPagination();
+  assert.equal(
+    JSON.stringify(p.getPaginatedResponseSchema({ type: 'string' })),
+    JSON.stringify({
+      type: 'object',
+      required: ['count', 'results'],
+      properties: {
+        count: { type: 'integer', example: 123 },
+        next: { type: 'string', nullable: true, format: 'uri', example: 'http://api.example.org/accounts/?offset=400&limit=100' },
+        previous: { type: 'string', nullable: true, format: 'uri', example: 'http://api.example.org/accounts/?offset=200&limit=100' },
+        results: { type: 'string' },
+      },
+    }),
+  );
+  assert.deepEqual(p.getSchemaOperationParameters(null), [
+    { name: 'limit', required: false, in: 'query', description: 'Number of results to return per page.', schema: { type: 'integer' } },
+    { name: 'offset', required: false, in: 'query', description: 'The initial index from which to return the results.', schema: { type: 'integer' } },
+  ]);
+});
+
+// --- reference 3.1 table (1000 rows, default 10, max 100) ---
+
+class TablePagination extends LimitOffsetPagination {
+  override defaultLimit = 10;
+  override maxLimit = 100;
+}
+const thousand = new ArrayQueryset(rows(1000));
+
+async function table(query: string) {
+  const p = new TablePagination();
+  const page = ids(await p.paginateQueryset(thousand, req(`/items/${query}`)));
+  return p.getPaginatedResponse(page!).data as { count: number; next: string | null; previous: string | null; results: number[] };
+}
+
+test('3.1 rows of the table', async () => {
+  const u = (q: string) => `http://testserver/items/${q}`;
+  assert.deepEqual(await table(''), { count: 1000, next: u('?limit=10&offset=10'), previous: null, results: range(1, 10) });
+  assert.deepEqual(await table('?limit=5&offset=5'), { count: 1000, next: u('?limit=5&offset=10'), previous: u('?limit=5'), results: range(6, 10) });
+  for (const l of ['0', '-1', 'abc']) {
+    const r = await table(`?limit=${l}`);
+    assert.deepEqual(r.results, range(1, 10), l);
+    assert.equal(r.next, u(`?limit=10&offset=10`));
+  }
+  const clamped = await table('?limit=1000');
+  assert.deepEqual(clamped.results, range(1, 100));
+  assert.equal(clamped.next, u('?limit=100&offset=100'));
+  for (const o of ['-5', 'abc']) {
+    const r = await table(`?offset=${o}`);
+    assert.deepEqual(r.results, range(1, 10));
+    assert.equal(r.next, u('?limit=10&offset=10'));
+    assert.equal(r.previous, null);
+  }
+  assert.deepEqual(await table('?offset=3'), { count: 1000, next: u('?limit=10&offset=13'), previous: u('?limit=10'), results: range(4, 13) });
+  assert.deepEqual(await table('?offset=995'), { count: 1000, next: null, previous: u('?limit=10&offset=985'), results: range(996, 1000) });
+  assert.deepEqual(await table('?offset=1000'), { count: 1000, next: null, previous: u('?limit=10&offset=990'), results: [] });
+  assert.deepEqual(await table('?offset=5000'), { count: 1000, next: null, previous: u('?limit=10&offset=4990'), results: [] });
+  const extra = await table('?offset=15&limit=10&x=1');
+  assert.equal(extra.next, u('?limit=10&offset=25&x=1'));
+  assert.equal(extra.previous, u('?limit=10&offset=5&x=1'));
+  assert.deepEqual(extra.results, range(16, 25));
+});
+
+test('5.3 offset far past the end of a million rows (count from a strategy)', async () => {
+  const p = new (class extends TablePagination {
+    override countStrategy = { name: 'fixed', count: async () => 1_000_000 };
+  })();
+  assert.deepEqual(await p.paginateQueryset([], req('/items/?limit=10&offset=2000000')), []);
+  assert.equal(p.getNextLink(), null);
+  assert.equal(p.getPreviousLink(), 'http://testserver/items/?limit=10&offset=1999990');
+  assert.deepEqual(p.getHtmlContext().page_links, [
+    link('/items/?limit=10', 1),
+    PAGE_BREAK,
+    link('/items/?limit=10&offset=1999980', 99998),
+    link('/items/?limit=10&offset=1999990', 99999),
+    link('/items/?limit=10&offset=2000000', 100000, true),
+  ]);
+});
+
+test('page links do not add limit when the request has none; controls only when count > limit', async () => {
+  const p = new TablePagination();
+  await p.paginateQueryset(thousand, req('/?offset=20'));
+  assert.deepEqual(p.getHtmlContext().page_links!.slice(0, 4), [link('/', 1), link('/?offset=10', 2), link('/?offset=20', 3, true), link('/?offset=30', 4)]);
+  await p.paginateQueryset(new ArrayQueryset(rows(10)), req('/'));
+  assert.equal(p.displayPageControls, false);
+  assert.deepEqual(p.getHtmlContext().page_links, [link('/', 1, true)]);
+  const noTemplate = new (class extends TablePagination {
+    override template = null;
+  })();
+  await noTemplate.paginateQueryset(thousand, req('/'));
+  assert.equal(noTemplate.displayPageControls, false);
+  assert.equal(noTemplate.toHtml(), '');
+});
+
+test('empty list: count 0, empty results; getters', async () => {
+  const p = new TablePagination();
+  assert.deepEqual(await p.paginateQueryset([], req('/?offset=5')), []);
+  assert.deepEqual(p.getPaginatedResponse([]).data, { count: 0, next: null, previous: 'http://testserver/?limit=10', results: [] });
+  assert.equal(p.count, 0);
+  assert.equal(p.limit, 10);
+  assert.equal(p.offset, 5);
+  assert.deepEqual(p.getHtmlContext().page_links, [link('/', 1, true)]);
+});
+
+test('custom parameter names', async () => {
+  const p = new (class extends TablePagination {
+    override limitQueryParam = 'n';
+    override offsetQueryParam = 'skip';
+  })();
+  assert.deepEqual(ids(await p.paginateQueryset(thousand, req('/?n=3&skip=3'))), [4, 5, 6]);
+  assert.equal(p.getNextLink(), 'http://testserver/?n=3&skip=6');
+  assert.equal(p.getPreviousLink(), 'http://testserver/?n=3');
+  assert.deepEqual(p.getSchemaOperationParameters().map((x) => x.name), ['n', 'skip']);
+});

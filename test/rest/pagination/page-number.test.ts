@@ -1,0 +1,407 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Request } from '../../../src/rest/request.js';
+import { createSettings, type SettingsInput } from '../../../src/rest/settings.js';
+import { APIException, NotFound } from '../../../src/rest/errors.js';
+import { ArrayQueryset } from '../../../src/rest/data/array.js';
+import {
+  BasePagination,
+  EmptyPage,
+  PAGE_BREAK,
+  Page,
+  PageNotAnInteger,
+  PageNumberPagination,
+  Paginator,
+  type PageLink,
+} from '../../../src/rest/pagination/index.js';
+
+const HOST = 'http://testserver';
+
+function req(url: string, settings: SettingsInput = {}): Request {
+  const target = url.startsWith(HOST) ? url.slice(HOST.length) || '/' : url;
+  return new Request({ method: 'GET', target, headers: [['Host', 'testserver']], body: null, secure: false }, createSettings(settings));
+}
+
+interface Row {
+  id: number;
+}
+const rows = (from: number, to: number, step = 1): Row[] => {
+  const out: Row[] = [];
+  for (let i = from; i <= to; i += step) out.push({ id: i });
+  return out;
+};
+const ids = (page: Row[] | null): number[] | null => (page === null ? null : page.map((r) => r.id));
+
+/** A generic list view in miniature: paginate, then the paginated response or the plain list; API errors become responses. */
+async function list(pagination: BasePagination | null, data: Row[], url: string): Promise<{ status: number; data: unknown; headers: [string, string][] }> {
+  const request = req(url);
+  try {
+    const page = pagination === null ? null : await pagination.paginateQueryset(data, request, null);
+    if (page === null) return { status: 200, data: ids(data), headers: [] };
+    const response = pagination!.getPaginatedResponse(ids(page)!);
+    return { status: response.status, data: response.data, headers: response.headerEntries() };
+  } catch (e) {
+    if (e instanceof APIException) return { status: e.status, data: e.body(), headers: [] };
+    throw e;
+  }
+}
+
+const link = (url: string, number: number, isActive = false): PageLink => ({ url: HOST + url, number, isActive, isBreak: false });
+
+// --- reference 8.1: integration (50 even items 2..100; page_size 5; page_size param; max 20) ---
+
+class BasicPagination extends PageNumberPagination {
+  override pageSize = 5;
+  override pageSizeQueryParam = 'page_size';
+  override maxPageSize = 20;
+}
+const evens = rows(2, 100, 2);
+
+test('8.1 filtered items are paginated', async () => {
+  const r = await list(new BasicPagination(), evens, '/?page=2');
+  assert.equal(r.status, 200);
+  assert.equal(JSON.stringify(r.data), JSON.stringify({ count: 50, next: 'http://testserver/?page=3', previous: 'http://testserver/', results: [12, 14, 16, 18, 20] }));
+  assert.deepEqual(r.headers, []);
+});
+
+test('8.1 setting page size', async () => {
+  const r = await list(new BasicPagination(), evens, '/?page_size=10');
+  assert.deepEqual(r.data, { count: 50, next: 'http://testserver/?page=2&page_size=10', previous: null, results: [2, 4, 6, 8, 10, 12, 14, 16, 18, 20] });
+});
+
+test('8.1 setting page size over the maximum', async () => {
+  const r = await list(new BasicPagination(), evens, '/?page_size=1000');
+  assert.deepEqual(r.data, { count: 50, next: 'http://testserver/?page=2&page_size=1000', previous: null, results: rows(2, 40, 2).map((x) => x.id) });
+});
+
+test('8.1 setting page size to zero', async () => {
+  const r = await list(new BasicPagination(), evens, '/?page_size=0');
+  assert.deepEqual(r.data, { count: 50, next: 'http://testserver/?page=2&page_size=0', previous: null, results: [2, 4, 6, 8, 10] });
+});
+
+test('8.1 additional query params are preserved', async () => {
+  const r = await list(new BasicPagination(), evens, '/?page=2&filter=even');
+  assert.deepEqual(r.data, { count: 50, next: 'http://testserver/?filter=even&page=3', previous: 'http://testserver/?filter=even', results: [12, 14, 16, 18, 20] });
+});
+
+test('8.1 empty query params are preserved', async () => {
+  const r = await list(new BasicPagination(), evens, '/?page=2&filter=');
+  assert.deepEqual(r.data, { count: 50, next: 'http://testserver/?filter=&page=3', previous: 'http://testserver/?filter=', results: [12, 14, 16, 18, 20] });
+});
+
+test('8.1 404 for page zero and an invalid page', async () => {
+  for (const url of ['/?page=0', '/?page=invalid']) {
+    const r = await list(new BasicPagination(), evens, url);
+    assert.equal(r.status, 404);
+    assert.equal(JSON.stringify(r.data), '{"detail":"Invalid page."}');
+  }
+});
+
+test('8.1 unpaginated list (no pagination class)', async () => {
+  const r = await list(null, rows(1, 100), '/?page=2');
+  assert.deepEqual(r.data, rows(1, 100).map((x) => x.id));
+});
+
+// --- reference 8.2: unit (items 1..100, page_size 5) ---
+
+class FivePagination extends PageNumberPagination {
+  override pageSize = 5;
+}
+const hundred = rows(1, 100);
+
+for (const url of ['/', '/?page=']) {
+  test(`8.2 no page number (${url})`, async () => {
+    const p = new FivePagination();
+    const page = await p.paginateQueryset(new ArrayQueryset(hundred), req(url));
+    assert.deepEqual(ids(page), [1, 2, 3, 4, 5]);
+    assert.equal(p.getPreviousLink(), null);
+    assert.equal(p.getNextLink(), 'http://testserver/?page=2');
+    assert.deepEqual(p.getPaginatedResponse([]).data, { count: 100, next: 'http://testserver/?page=2', previous: null, results: [] });
+    const ctx = p.getHtmlContext();
+    assert.deepEqual(ctx.page_links, [link('/', 1, true), link('/?page=2', 2), link('/?page=3', 3), PAGE_BREAK, link('/?page=20', 20)]);
+    assert.equal(p.displayPageControls, true);
+    assert.equal(typeof p.toHtml(), 'string');
+  });
+}
+
+test('8.2 second page', async () => {
+  const p = new FivePagination();
+  assert.deepEqual(ids(await p.paginateQueryset(hundred, req('/?page=2'))), [6, 7, 8, 9, 10]);
+  assert.equal(p.getPreviousLink(), 'http://testserver/');
+  assert.equal(p.getNextLink(), 'http://testserver/?page=3');
+  assert.deepEqual(p.getHtmlContext().page_links, [link('/', 1), link('/?page=2', 2, true), link('/?page=3', 3), PAGE_BREAK, link('/?page=20', 20)]);
+});
+
+test('8.2 last page', async () => {
+  const p = new FivePagination();
+  assert.deepEqual(ids(await p.paginateQueryset(hundred, req('/?page=last'))), [96, 97, 98, 99, 100]);
+  assert.equal(p.getPreviousLink(), 'http://testserver/?page=19');
+  assert.equal(p.getNextLink(), null);
+  assert.deepEqual(p.getHtmlContext().page_links, [link('/', 1), PAGE_BREAK, link('/?page=18', 18), link('/?page=19', 19), link('/?page=20', 20, true)]);
+});
+
+test('8.2 invalid page', async () => {
+  const p = new FivePagination();
+  await assert.rejects(p.paginateQueryset(hundred, req('/?page=invalid')), (e: unknown) => e instanceof NotFound && e.status === 404 && e.detail === 'Invalid page.');
+});
+
+test('8.2 schema of the paginated response (main)', () => {
+  const p = new FivePagination();
+  const schema = p.getPaginatedResponseSchema({ type: 'string' });
+  assert.equal(
+    JSON.stringify(schema),
+    JSON.stringify({
+      type: 'object',
+      required: ['count', 'results'],
+      properties: {
+        count: { type: 'integer', example: 123 },
+        next: { type: 'string', nullable: true, format: 'uri', example: 'http://api.example.org/accounts/?page=4' },
+        previous: { type: 'string', nullable: true, format: 'uri', example: 'http://api.example.org/accounts/?page=2' },
+        results: { type: 'string' },
+      },
+    }),
+  );
+  p.pageQueryParam = 'p';
+  assert.equal((schema.properties as Record<string, { example: string }>)['next']!.example, 'http://api.example.org/accounts/?page=4');
+  assert.equal((p.getPaginatedResponseSchema({}).properties as Record<string, { example: string }>)['previous']!.example, 'http://api.example.org/accounts/?p=2');
+});
+
+test('schema operation parameters (section 6)', () => {
+  const p = new PageNumberPagination();
+  assert.deepEqual(p.getSchemaOperationParameters(null), [
+    { name: 'page', required: false, in: 'query', description: 'A page number within the paginated result set.', schema: { type: 'integer' } },
+  ]);
+  p.pageSizeQueryParam = 'size';
+  assert.deepEqual(p.getSchemaOperationParameters(null), [
+    { name: 'page', required: false, in: 'query', description: 'A page number within the paginated result set.', schema: { type: 'integer' } },
+    { name: 'size', required: false, in: 'query', description: 'Number of results to return per page.', schema: { type: 'integer' } },
+  ]);
+});
+
+// Override paginator: count forced to 1.
+class OnePagePaginator extends Paginator {
+  override async count(): Promise<number> {
+    return 1;
+  }
+}
+class OverriddenPagination extends FivePagination {
+  override paginatorClass = OnePagePaginator;
+}
+
+test('8.2 override paginator (count forced to 1): no page number', async () => {
+  const p = new OverriddenPagination();
+  assert.deepEqual(ids(await p.paginateQueryset(hundred, req('/'))), [1]);
+  assert.equal(p.getPreviousLink(), null);
+  assert.equal(p.getNextLink(), null);
+  assert.deepEqual(p.getPaginatedResponse([1]).data, { count: 1, next: null, previous: null, results: [1] });
+  assert.deepEqual(p.getHtmlContext().page_links, [link('/', 1, true)]);
+  assert.equal(p.displayPageControls, false);
+});
+
+test('8.2 override paginator (count forced to 1): invalid page', async () => {
+  await assert.rejects(new OverriddenPagination().paginateQueryset(hundred, req('/?page=invalid')), NotFound);
+  await assert.rejects(new OverriddenPagination().paginateQueryset(hundred, req('/?page=2')), NotFound);
+});
+
+// --- reference 2.1 table (1000 rows, page_size 10, max 100) ---
+
+class TablePagination extends PageNumberPagination {
+  override pageSize = 10;
+  override pageSizeQueryParam = 'page_size';
+  override maxPageSize = 100;
+}
+const thousand = new ArrayQueryset(rows(1, 1000), { fields: { id: { type: 'integer', unique: true } } }).orderBy('id');
+
+async function table(query: string): Promise<{ status: number; data: { count?: number; next?: string | null; previous?: string | null; results?: number[]; detail?: string } }> {
+  const p = new TablePagination();
+  try {
+    const page = await p.paginateQueryset(thousand, req(`/items/${query}`));
+    return { status: 200, data: p.getPaginatedResponse(ids(page)!).data as never };
+  } catch (e) {
+    if (e instanceof APIException) return { status: e.status, data: e.body() as never };
+    throw e;
+  }
+}
+const range = (a: number, b: number): number[] => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+
+test('2.1 no param: page 1', async () => {
+  const r = await table('');
+  assert.deepEqual(r.data, { count: 1000, next: 'http://testserver/items/?page=2', previous: null, results: range(1, 10) });
+});
+
+test('2.1 page=2: previous is the base URL without page', async () => {
+  const r = await table('?page=2');
+  assert.deepEqual(r.data, { count: 1000, next: 'http://testserver/items/?page=3', previous: 'http://testserver/items/', results: range(11, 20) });
+});
+
+test('2.1 page=last and page=100', async () => {
+  for (const q of ['?page=last', '?page=100']) {
+    const r = await table(q);
+    assert.deepEqual(r.data, { count: 1000, next: null, previous: 'http://testserver/items/?page=99', results: range(991, 1000) });
+  }
+});
+
+test('2.1 invalid pages: 404 Invalid page.', async () => {
+  for (const q of ['?page=101', '?page=0', '?page=-1', '?page=abc', '?page=1.5', '?page=LAST', '?page=2.0', '?page=1e1', '?page=0x2', '?page=99999999999999999999999', '?page=%202%202']) {
+    const r = await table(q);
+    assert.equal(r.status, 404, q);
+    assert.deepEqual(r.data, { detail: 'Invalid page.' }, q);
+  }
+});
+
+test('2.1 page= (empty) is page 1 (main)', async () => {
+  const r = await table('?page=');
+  assert.equal(r.status, 200);
+  assert.deepEqual(r.data.results, range(1, 10));
+  assert.equal(r.data.next, 'http://testserver/items/?page=2');
+});
+
+test('2.1 page values parsed as Python int()', async () => {
+  const cases: [string, number][] = [
+    ['?page=%202', 2],
+    ['?page=+2', 2],
+    ['?page=%2B2', 2],
+    ['?page=02', 2],
+    ['?page=1_0', 10],
+    ['?page=%D9%A2', 2],
+    ['?page=%EF%BC%92', 2],
+    ['?page=2&page=3', 3],
+  ];
+  for (const [q, n] of cases) {
+    const r = await table(q);
+    assert.equal(r.status, 200, q);
+    assert.deepEqual(r.data.results, range((n - 1) * 10 + 1, n * 10), q);
+  }
+  // Links are numeric.
+  assert.equal((await table('?page=1_0')).data.next, 'http://testserver/items/?page=11');
+});
+
+test('2.1 page_size clamped; invalid sizes fall back; links keep the raw value', async () => {
+  const big = await table('?page_size=1000');
+  assert.deepEqual(big.data.results, range(1, 100));
+  assert.equal(big.data.next, 'http://testserver/items/?page=2&page_size=1000');
+  for (const v of ['0', '-3', 'abc']) {
+    const r = await table(`?page_size=${v}`);
+    assert.deepEqual(r.data.results, range(1, 10), v);
+    assert.equal(r.data.next, `http://testserver/items/?page=2&page_size=${v}`);
+  }
+});
+
+// --- reference 1.2 link examples ---
+
+test('1.2 link building: sorting, blanks, encoding, bare keys', async () => {
+  const five = class extends TablePagination {};
+  const p = new five();
+  await p.paginateQueryset(thousand, req('/items/?page=2&zeta=1&alpha=&page_size=5'));
+  assert.equal(p.getNextLink(), 'http://testserver/items/?alpha=&page=3&page_size=5&zeta=1');
+  assert.equal(p.getPreviousLink(), 'http://testserver/items/?alpha=&page_size=5&zeta=1');
+  await p.paginateQueryset(thousand, req('/items/?page=2&q=a%20b%2Fc'));
+  assert.equal(p.getNextLink(), 'http://testserver/items/?page=3&q=a+b%2Fc');
+  await p.paginateQueryset(thousand, req('/items/?page=2&x=%C3%A9%2A~%21'));
+  assert.equal(p.getNextLink(), 'http://testserver/items/?page=3&x=%C3%A9%2A~%21');
+  await p.paginateQueryset(thousand, req('/items/?page=2&x=%FF'));
+  assert.equal(p.getNextLink(), 'http://testserver/items/?page=3&x=%EF%BF%BD');
+  await p.paginateQueryset(thousand, req('/items/?a&page=2'));
+  assert.equal(p.getNextLink(), 'http://testserver/items/?a=&page=3');
+  assert.equal(p.getPreviousLink(), 'http://testserver/items/?a=');
+  await p.paginateQueryset(thousand, req('/items/?page=2'));
+  assert.equal(p.getPreviousLink(), 'http://testserver/items/');
+});
+
+test('links are absolute: https behind a trusted proxy, host with port', async () => {
+  const p = new TablePagination();
+  const request = new Request(
+    { method: 'GET', target: '/items/?page=2', headers: [['Host', 'api.example.com:8443'], ['X-Forwarded-Proto', 'https']], body: null, secure: false },
+    createSettings({ SECURE_PROXY_SSL_HEADER: ['X-Forwarded-Proto', 'https'] }),
+  );
+  await p.paginateQueryset(thousand, request);
+  assert.equal(p.getNextLink(), 'https://api.example.com:8443/items/?page=3');
+});
+
+// --- page size from settings, disabled pagination, empty list ---
+
+test('pageSize undefined falls back to PAGE_SIZE; null / no setting disables; a client size can enable', async () => {
+  const p = new PageNumberPagination();
+  assert.equal(await p.paginateQueryset(hundred, req('/')), null);
+  assert.deepEqual(ids(await p.paginateQueryset(hundred, req('/', { PAGE_SIZE: 3, DEFAULT_PAGINATION_CLASS: PageNumberPagination }))), [1, 2, 3]);
+  const off = new (class extends PageNumberPagination {
+    override pageSize = null;
+  })();
+  assert.equal(await off.paginateQueryset(hundred, req('/', { PAGE_SIZE: 3, DEFAULT_PAGINATION_CLASS: PageNumberPagination })), null);
+  const clientOn = new (class extends PageNumberPagination {
+    override pageSizeQueryParam = 'page_size';
+  })();
+  assert.equal(await clientOn.paginateQueryset(hundred, req('/')), null);
+  assert.deepEqual(ids(await clientOn.paginateQueryset(hundred, req('/?page_size=2'))), [1, 2]);
+  assert.equal(await clientOn.paginateQueryset(hundred, req('/?page_size=0')), null);
+});
+
+test('page 1 of an empty list: count 0, no links; page 2 is 404', async () => {
+  const p = new FivePagination();
+  assert.deepEqual(await p.paginateQueryset([], req('/')), []);
+  assert.deepEqual(p.getPaginatedResponse([]).data, { count: 0, next: null, previous: null, results: [] });
+  assert.equal(p.displayPageControls, false);
+  assert.deepEqual(p.getHtmlContext().page_links, [link('/', 1, true)]);
+  assert.deepEqual(await p.paginateQueryset([], req('/?page=last')), []);
+  await assert.rejects(p.paginateQueryset([], req('/?page=2')), NotFound);
+});
+
+test('lastPageStrings, invalidPageMessage placeholders, pageQueryParam', async () => {
+  const p = new (class extends FivePagination {
+    override lastPageStrings = ['end', 'LAST'];
+    override invalidPageMessage = 'Page {page_number}: {message}. {{literal}}';
+    override pageQueryParam = 'p';
+  })();
+  assert.deepEqual(ids(await p.paginateQueryset(hundred, req('/?p=end'))), [96, 97, 98, 99, 100]);
+  assert.deepEqual(ids(await p.paginateQueryset(hundred, req('/?p=LAST'))), [96, 97, 98, 99, 100]);
+  assert.equal(p.getPreviousLink(), 'http://testserver/?p=19');
+  const detail = async (q: string) => {
+    try {
+      await p.paginateQueryset(hundred, req(q));
+      return null;
+    } catch (e) {
+      return (e as NotFound).detail;
+    }
+  };
+  assert.equal(await detail('/?p=last'), 'Page last: That page number is not an integer. {literal}');
+  assert.equal(await detail('/?p=0'), 'Page 0: That page number is less than 1. {literal}');
+  assert.equal(await detail('/?p=21'), 'Page 21: That page contains no results. {literal}');
+});
+
+test('Paginator and Page (Django semantics)', async () => {
+  const paginator = new Paginator(rows(1, 23), 5, { orphans: 3 });
+  assert.equal(await paginator.count(), 23);
+  assert.equal(await paginator.numPages(), 4);
+  const last = await paginator.page(4);
+  assert.ok(last instanceof Page);
+  assert.deepEqual(ids(last.objectList), [16, 17, 18, 19, 20, 21, 22, 23]);
+  assert.equal(last.startIndex(), 16);
+  assert.equal(last.endIndex(), 23);
+  assert.equal(last.hasNext(), false);
+  assert.equal(last.hasPrevious(), true);
+  assert.equal(last.previousPageNumber(), 3);
+  assert.equal(await paginator.validateNumber('  3 '), 3);
+  assert.equal(await paginator.validateNumber(2n), 2);
+  await assert.rejects(paginator.validateNumber(1.5), PageNotAnInteger);
+  await assert.rejects(paginator.validateNumber('x'), (e: unknown) => e instanceof PageNotAnInteger && e.message === 'That page number is not an integer');
+  await assert.rejects(paginator.validateNumber(0), (e: unknown) => e instanceof EmptyPage && e.message === 'That page number is less than 1');
+  await assert.rejects(paginator.validateNumber(5), (e: unknown) => e instanceof EmptyPage && e.message === 'That page contains no results');
+  const empty = new Paginator([], 5, { allowEmptyFirstPage: false });
+  assert.equal(await empty.numPages(), 0);
+  await assert.rejects(empty.page(1), EmptyPage);
+  const first = await new Paginator([], 5).page(1);
+  assert.equal(first.startIndex(), 0);
+  assert.equal(first.endIndex(), 0);
+});
+
+test('state is per call and getters expose it', async () => {
+  const p = new FivePagination();
+  assert.equal(p.page, null);
+  assert.throws(() => p.getNextLink(), /paginateQueryset/);
+  const request = req('/?page=3');
+  await p.paginateQueryset(hundred, request);
+  assert.equal(p.request, request);
+  const page = p.page as Page | null;
+  assert.equal(page?.number, 3);
+  assert.equal(page?.count, 100);
+});

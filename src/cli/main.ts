@@ -4,6 +4,7 @@
  * ```
  * eventide                      usage and the list of examples
  * eventide help                 the same
+ * eventide serve [OPTIONS]      the demo catalog API (see serve.ts)
  * eventide examples             the example programs, one per line
  * eventide example NAME [ARGS]  runs examples/NAME.ts (through tsx)
  * ```
@@ -59,6 +60,7 @@ export function usage(): string {
     'Usage: eventide <command> [arguments]\n' +
     '\n' +
     'Commands:\n' +
+    '  serve [OPTIONS]          serve the demo catalog API (--host, --port, --database, --rows, --workers, --quiet)\n' +
     '  examples                 list the example programs\n' +
     '  example NAME [ARGS...]   run an example program (signals are forwarded to it)\n' +
     '  help                     show this text\n' +
@@ -152,6 +154,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 0;
     case 'example':
       return runExample(rest[0], rest.slice(1));
+    case 'serve':
+      return (await import('./serve.js')).serve(rest);
     default:
       err(`eventide: unknown command "${command}"`);
       err(usage());

@@ -1,0 +1,269 @@
+/**
+ * The demo catalog API that `npm start` serves: DESIGN.md's `item` table
+ * through every pagination style and every versioning scheme.
+ *
+ * @module
+ */
+import type { Queryset } from '../rest/data/source.js';
+import type { Item } from '../rest/data/demo.js';
+import { RestApi, type AccessLogEntry } from '../rest/api.js';
+import { OrderingFilter } from '../rest/filters.js';
+import { ListAPIView, RetrieveAPIView } from '../rest/generics.js';
+import { openApiView } from '../rest/openapi.js';
+import { CursorPagination } from '../rest/pagination/cursor.js';
+import { LimitOffsetPagination } from '../rest/pagination/limit-offset.js';
+import { PageNumberPagination } from '../rest/pagination/page-number.js';
+import { LinkHeaderPagination } from '../rest/pagination/styles.js';
+import { cachedCount } from '../rest/pagination/count.js';
+import type { Request } from '../rest/request.js';
+import { Response } from '../rest/response.js';
+import { reverse } from '../rest/reverse.js';
+import { CharField, DateTimeField, HyperlinkedIdentityField, IntegerField, Serializer, type SerializerClass } from '../rest/serializers.js';
+import { include, path, type UrlPattern } from '../rest/urls.js';
+import {
+  AcceptHeaderVersioning,
+  HeaderVersioning,
+  HostNameVersioning,
+  NamespaceVersioning,
+  QueryParameterVersioning,
+  URLPathVersioning,
+} from '../rest/versioning.js';
+import { APIView } from '../rest/views.js';
+import type { VersioningClass } from '../rest/settings.js';
+
+/**
+ * An item as the list endpoints render it.
+ * @example
+ * ```ts
+ * new ItemSerializer(row).data; // { id: 1, name: 'item-0000001', created: '2020-01-01T00:00:01.037000Z', price: 419, category: 'beta' }
+ * ```
+ */
+export class ItemSerializer extends Serializer<Item> {
+  static override fields = {
+    id: new IntegerField({ readOnly: true }),
+    name: new CharField(),
+    created: new DateTimeField({ readOnly: true }),
+    price: new IntegerField(),
+    category: new CharField(),
+  };
+}
+
+/**
+ * Version 1 of the versioned items endpoint: a link, the id, name and price.
+ * @example
+ * ```ts
+ * new ItemSerializerV1(row, { context: { request } }).data; // { url, id, name, price }
+ * ```
+ */
+export class ItemSerializerV1 extends Serializer<Item> {
+  static override fields = {
+    url: new HyperlinkedIdentityField({ viewName: 'versioned-item-detail' }),
+    id: new IntegerField({ readOnly: true }),
+    name: new CharField(),
+    price: new IntegerField(),
+  };
+}
+
+/**
+ * Version 2: everything of v1 plus `created` and `category`.
+ * @example
+ * ```ts
+ * new ItemSerializerV2(row, { context: { request } }).data; // { url, id, name, created, price, category }
+ * ```
+ */
+export class ItemSerializerV2 extends Serializer<Item> {
+  static override fields = {
+    url: ItemSerializerV1.fields.url,
+    id: ItemSerializerV1.fields.id,
+    name: ItemSerializerV1.fields.name,
+    created: new DateTimeField({ readOnly: true }),
+    price: ItemSerializerV1.fields.price,
+    category: new CharField(),
+  };
+}
+
+class PagePagination extends PageNumberPagination {
+  override pageSize = 10;
+  override pageSizeQueryParam = 'page_size';
+  override maxPageSize = 100;
+  override countStrategy = cachedCount({ ttl: 5 });
+}
+
+class LimitPagination extends LimitOffsetPagination {
+  override defaultLimit = 10;
+  override maxLimit = 100;
+  override countStrategy = cachedCount({ ttl: 5 });
+}
+
+class CreatedCursor extends CursorPagination {
+  override pageSize = 10;
+  override ordering = '-created';
+}
+
+class PriceCursor extends CursorPagination {
+  override pageSize = 10;
+  override ordering: readonly string[] = ['price', 'id'];
+  override pageSizeQueryParam = 'page_size';
+  override maxPageSize = 100;
+}
+
+class OrderableCursor extends CursorPagination {
+  override pageSize = 10;
+  override ordering = '-created';
+  override pageSizeQueryParam = 'page_size';
+  override maxPageSize = 100;
+}
+
+class LinkPagination extends LinkHeaderPagination {
+  override pageSize = 10;
+  override pageSizeQueryParam = 'page_size';
+  override maxPageSize = 100;
+}
+
+/**
+ * Builds the demo API over a queryset of items.
+ * @example
+ * ```ts
+ * const demo = await openDemoDatabase('demo.sqlite3', { rows: 100_000 });
+ * const api = buildDemoApi(demo.items());
+ * api.serve(http);
+ * ```
+ */
+export function buildDemoApi(items: Queryset<Item>, options: { onResponse?: (entry: AccessLogEntry) => void } = {}): RestApi {
+  const byId = items.orderBy('id');
+
+  class PageItems extends ListAPIView {
+    override description = 'Page-number pagination, ordered by id: `?page=N`, `?page=last`, `?page_size=N` (at most 100).';
+    override queryset = byId;
+    override serializerClass = ItemSerializer;
+    override paginationClass = PagePagination;
+  }
+  class LimitItems extends ListAPIView {
+    override description = 'Limit/offset pagination, ordered by id: `?limit=N` (at most 100) and `?offset=N`.';
+    override queryset = byId;
+    override serializerClass = ItemSerializer;
+    override paginationClass = LimitPagination;
+  }
+  class CursorItems extends ListAPIView {
+    override description = 'Cursor pagination, newest first (`-created`).';
+    override queryset = items;
+    override serializerClass = ItemSerializer;
+    override paginationClass = CreatedCursor;
+  }
+  class CursorPriceItems extends ListAPIView {
+    override description = 'Cursor pagination on a non-unique field: ordering `price, id`; `?page_size=N` (at most 100).';
+    override queryset = items;
+    override serializerClass = ItemSerializer;
+    override paginationClass = PriceCursor;
+  }
+  class CursorOrderingItems extends ListAPIView {
+    override description = 'Cursor pagination with `?ordering=` on created, price or id (a leading `-` reverses); `?page_size=N` (at most 100).';
+    override queryset = items;
+    override serializerClass = ItemSerializer;
+    override paginationClass = OrderableCursor;
+    override filterBackends = [OrderingFilter];
+    override orderingFields = ['created', 'price', 'id'];
+    override ordering = '-created';
+  }
+  class LinkItems extends ListAPIView {
+    override description = 'Page-number pagination with the links in a `Link` header; the body is the bare page.';
+    override queryset = byId;
+    override serializerClass = ItemSerializer;
+    override paginationClass = LinkPagination;
+  }
+  class VersionedItems extends ListAPIView {
+    override description = 'Items whose shape depends on the version in the URL path: v1 has url, id, name, price; v2 adds created and category.';
+    override queryset = byId;
+    override serializerClass = ItemSerializerV2;
+    override paginationClass = PagePagination;
+    override versioningClass = URLPathVersioning;
+    override getSerializerClass(): SerializerClass<Item> {
+      return this.request.version === 'v1' ? ItemSerializerV1 : ItemSerializerV2;
+    }
+  }
+  class VersionedItem extends RetrieveAPIView {
+    override queryset = items;
+    override serializerClass = ItemSerializerV2;
+    override versioningClass = URLPathVersioning;
+    override getSerializerClass(): SerializerClass<Item> {
+      return this.request.version === 'v1' ? ItemSerializerV1 : ItemSerializerV2;
+    }
+  }
+
+  /** `{"version": ..., "url": <its own URL through reverse()>}` under a given scheme. */
+  function versionView(scheme: VersioningClass, name: string): ReturnType<typeof APIView.asView> {
+    class VersionView extends APIView {
+      override description = `The API version as ${scheme.name} reads it, and this endpoint's own URL through reverse().`;
+      override versioningClass = scheme;
+      override get(request: Request): Response {
+        return new Response({ version: request.version, url: reverse(request.resolverMatch?.urlName ?? name, { request }) });
+      }
+    }
+    Object.defineProperty(VersionView, 'name', { value: `${scheme.name.replace(/Versioning$/, '')}Version` });
+    return VersionView.asView();
+  }
+
+  const namespaceVersion = (): UrlPattern[] => [path('version/', versionView(NamespaceVersioning, 'namespace-version'), { name: 'namespace-version' })];
+
+  const ENDPOINTS: [string, string][] = [
+    ['page', 'page-items'],
+    ['limit', 'limit-items'],
+    ['cursor', 'cursor-items'],
+    ['cursor-price', 'cursor-price-items'],
+    ['cursor-ordering', 'cursor-ordering-items'],
+    ['link', 'link-items'],
+  ];
+
+  class Root extends APIView {
+    override description = 'The eventide demo catalog: the same items through every pagination style, and every versioning scheme.';
+    override versioningClass = null;
+    override get(request: Request): Response {
+      const link = (name: string, kwargs?: Record<string, unknown>): string => reverse(name, { request, kwargs: kwargs ?? null });
+      const body: Record<string, unknown> = {};
+      for (const [key, name] of ENDPOINTS) body[key] = link(name);
+      body.versioned = { v1: link('versioned-item-list', { version: 'v1' }), v2: link('versioned-item-list', { version: 'v2' }) };
+      body.version = {
+        accept: link('accept-version'),
+        urlpath: link('urlpath-version', { version: 'v1' }),
+        namespace: link('namespace-version'),
+        host: link('host-version'),
+        query: link('query-version'),
+        header: link('header-version'),
+      };
+      body.openapi = { v1: link('openapi-v1'), v2: link('openapi-v2') };
+      return new Response(body);
+    }
+  }
+
+  const urlpatterns: UrlPattern[] = [
+    path('', Root.asView(), { name: 'api-root' }),
+    path('page/items/', PageItems.asView(), { name: 'page-items' }),
+    path('limit/items/', LimitItems.asView(), { name: 'limit-items' }),
+    path('cursor/items/', CursorItems.asView(), { name: 'cursor-items' }),
+    path('cursor-price/items/', CursorPriceItems.asView(), { name: 'cursor-price-items' }),
+    path('cursor-ordering/items/', CursorOrderingItems.asView(), { name: 'cursor-ordering-items' }),
+    path('link/items/', LinkItems.asView(), { name: 'link-items' }),
+    path('versioned/<str:version>/items/', VersionedItems.asView(), { name: 'versioned-item-list' }),
+    path('versioned/<str:version>/items/<int:pk>/', VersionedItem.asView(), { name: 'versioned-item-detail' }),
+    path('accept/version/', versionView(AcceptHeaderVersioning, 'accept-version'), { name: 'accept-version' }),
+    path('urlpath/<str:version>/version/', versionView(URLPathVersioning, 'urlpath-version'), { name: 'urlpath-version' }),
+    path('urlpath/version/', versionView(URLPathVersioning, 'urlpath-version'), { name: 'urlpath-version' }),
+    path('namespace/v1/', include(namespaceVersion(), { namespace: 'v1' })),
+    path('namespace/v2/', include(namespaceVersion(), { namespace: 'v2' })),
+    path('namespace/v3/', include(namespaceVersion(), { namespace: 'v3' })),
+    path('namespace/legacy/', include(namespaceVersion(), { namespace: 'legacy' })),
+    path('namespace/api/', include([path('v2/', include(namespaceVersion(), { namespace: 'v2' }))], { namespace: 'api' })),
+    path('namespace/', include(namespaceVersion())),
+    path('host/version/', versionView(HostNameVersioning, 'host-version'), { name: 'host-version' }),
+    path('query/version/', versionView(QueryParameterVersioning, 'query-version'), { name: 'query-version' }),
+    path('header/version/', versionView(HeaderVersioning, 'header-version'), { name: 'header-version' }),
+    path('openapi/v1.json', openApiView({ title: 'eventide demo catalog', version: 'v1' }), { name: 'openapi-v1' }),
+    path('openapi/v2.json', openApiView({ title: 'eventide demo catalog', version: 'v2' }), { name: 'openapi-v2' }),
+  ];
+
+  return new RestApi({
+    urlpatterns,
+    settings: { ALLOWED_VERSIONS: ['v1', 'v2'], DEFAULT_VERSION: 'v1' },
+    ...(options.onResponse ? { onResponse: options.onResponse } : {}),
+  });
+}

@@ -133,31 +133,31 @@ export function buildDemoApi(items: Queryset<Item>, options: { onResponse?: (ent
   const byId = items.orderBy('id');
 
   class PageItems extends ListAPIView {
-    override description = 'Page-number pagination, ordered by id: `?page=N`, `?page=last`, `?page_size=N` (at most 100).';
+    override description = 'Page-number pagination, ordered by id: ?page=N, ?page=last, ?page_size=N (at most 100).';
     override queryset = byId;
     override serializerClass = ItemSerializer;
     override paginationClass = PagePagination;
   }
   class LimitItems extends ListAPIView {
-    override description = 'Limit/offset pagination, ordered by id: `?limit=N` (at most 100) and `?offset=N`.';
+    override description = 'Limit/offset pagination, ordered by id: ?limit=N (at most 100) and ?offset=N.';
     override queryset = byId;
     override serializerClass = ItemSerializer;
     override paginationClass = LimitPagination;
   }
   class CursorItems extends ListAPIView {
-    override description = 'Cursor pagination, newest first (`-created`).';
+    override description = 'Cursor pagination, newest first (-created).';
     override queryset = items;
     override serializerClass = ItemSerializer;
     override paginationClass = CreatedCursor;
   }
   class CursorPriceItems extends ListAPIView {
-    override description = 'Cursor pagination on a non-unique field: ordering `price, id`; `?page_size=N` (at most 100).';
+    override description = 'Cursor pagination on a non-unique field: ordering price, id; ?page_size=N (at most 100).';
     override queryset = items;
     override serializerClass = ItemSerializer;
     override paginationClass = PriceCursor;
   }
   class CursorOrderingItems extends ListAPIView {
-    override description = 'Cursor pagination with `?ordering=` on created, price or id (a leading `-` reverses); `?page_size=N` (at most 100).';
+    override description = 'Cursor pagination with ?ordering= on created, price or id (a leading - reverses); ?page_size=N (at most 100).';
     override queryset = items;
     override serializerClass = ItemSerializer;
     override paginationClass = OrderableCursor;
@@ -166,7 +166,7 @@ export function buildDemoApi(items: Queryset<Item>, options: { onResponse?: (ent
     override ordering = '-created';
   }
   class LinkItems extends ListAPIView {
-    override description = 'Page-number pagination with the links in a `Link` header; the body is the bare page.';
+    override description = 'Page-number pagination with the links in a Link header; the body is the bare page.';
     override queryset = byId;
     override serializerClass = ItemSerializer;
     override paginationClass = LinkPagination;

@@ -44,3 +44,6 @@ export * from './api.js';
 export { renderBrowsablePage, jsonToHtml } from './browsable.js';
 export * from './data/source.js';
 export { ArrayQueryset, asQueryset, type ArrayQuerysetOptions } from './data/array.js';
+export * from './data/values.js';
+export * from './data/sql.js';
+export * from './data/demo.js';

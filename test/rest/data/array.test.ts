@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ArrayQueryset, parseDatetime, pythonDatetimeStr, pythonFloatRepr } from '../../../src/rest/data/array.js';
+import { ArrayQueryset } from '../../../src/rest/data/array.js';
+import { parseDatetime, pythonDatetimeStr, pythonFloatRepr } from '../../../src/rest/data/values.js';
 import { INVALID_POSITION, isQueryset, type FieldInfo } from '../../../src/rest/data/source.js';
 import { ConfigurationError } from '../../../src/rest/errors.js';
 

@@ -1,0 +1,573 @@
+/**
+ * {@link SqlQueryset}: the {@link Queryset} contract over a SQL table
+ * through Kysely, on SQLite (better-sqlite3, the embedded default) or
+ * PostgreSQL (pg).
+ *
+ * - Keyset filters compile to plain comparisons (`WHERE created < ?`) and
+ *   orderings to `ORDER BY`, so a cursor page is one index range scan whose
+ *   cost does not grow with the position in the table. An ordering without a
+ *   unique field gets the primary key appended in the direction of its last
+ *   term (`-price` orders by `price DESC, id DESC`): give such orderings an
+ *   index that ends in the key, like the demo's `(price, id)`.
+ * - NULLs follow the rules of `source.ts` in both databases: first in an
+ *   ascending ordering, last in a descending one, smaller than every value in
+ *   filters. SQLite sorts that way by itself; on PostgreSQL nullable fields
+ *   are ordered with explicit `NULLS FIRST` / `NULLS LAST` (an index serves
+ *   them when it is declared `NULLS FIRST`), and `lt` / `lte` on a nullable
+ *   field add `OR field IS NULL`. Fields not declared `nullable` compile to
+ *   the bare comparison, which every index serves.
+ * - Datetimes are `Date`s in rows and filters (millisecond precision). SQLite
+ *   stores them as text `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC (Django's
+ *   format, which sorts as text); PostgreSQL columns should be `timestamptz`.
+ * - Text orders by code point (SQLite's `BINARY`, like `ArrayQueryset`);
+ *   on PostgreSQL declare text columns `COLLATE "C"` for the same order.
+ * - Without an ordering, rows come in primary-key order. A unique field
+ *   that is also nullable does not count as unique for the tie-breaker
+ *   (several rows may hold NULL), so the primary key is still appended.
+ * - Every query shape (ordering, filters, slice kind) is compiled by Kysely
+ *   once and its SQL kept; later queries of that shape only bind new values.
+ *   On SQLite, {@link createSqliteKysely} also keeps the prepared statements.
+ *   Kysely plugins that rename result columns are not supported: rows must
+ *   come back keyed by field name.
+ *
+ * @module
+ */
+import Database from 'better-sqlite3';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  sql,
+  type CompiledQuery,
+  type Expression,
+  type ExpressionBuilder,
+  type QueryResult,
+  type SelectQueryBuilder,
+  type SqlBool,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from 'kysely';
+import { ConfigurationError } from '../errors.js';
+import { formatPosition, parseDatetime, parsePosition, pythonDatetimeStr } from './values.js';
+import { INVALID_POSITION, type Comparison, type CountOptions, type FieldInfo, type Queryset } from './source.js';
+
+/**
+ * The SQL dialect a {@link SqlQueryset} speaks.
+ * @example
+ * ```ts
+ * const kind: SqlDialectKind = 'sqlite';
+ * ```
+ */
+export type SqlDialectKind = 'sqlite' | 'postgres';
+
+/**
+ * What a {@link SqlQueryset} runs its queries on: any `Kysely` instance or
+ * transaction (whatever its database type, since tables are named by
+ * string). Queries are compiled by Kysely for the queryset's dialect and
+ * handed to `executeQuery`.
+ * @example
+ * ```ts
+ * const executor: SqlExecutor = new Kysely<DB>({ dialect });
+ * ```
+ */
+export interface SqlExecutor {
+  /** Runs a compiled query. */
+  executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>>;
+}
+
+/**
+ * How to build a {@link SqlQueryset}.
+ * @example
+ * ```ts
+ * const options: SqlQuerysetOptions = { db, table: 'item', fields: itemFields, dialect: 'sqlite' };
+ * ```
+ */
+export interface SqlQuerysetOptions {
+  /** The Kysely instance (or transaction) to query. */
+  readonly db: SqlExecutor;
+  /** The table, optionally schema-qualified (`'public.item'`). */
+  readonly table: string;
+  /** The columns to read, with their types; rows carry exactly these keys. */
+  readonly fields: Readonly<Record<string, FieldInfo>>;
+  /** The primary-key column (default `'id'`); it must be one of `fields`. */
+  readonly primaryKey?: string;
+  /** Which database `db` talks to. */
+  readonly dialect: SqlDialectKind;
+}
+
+type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
+type AnyQuery = SelectQueryBuilder<Record<string, Record<string, unknown>>, string, Record<string, unknown>>;
+type Eb = ExpressionBuilder<Record<string, Record<string, unknown>>, string>;
+
+interface Term {
+  readonly field: string;
+  readonly desc: boolean;
+}
+
+interface Filter {
+  readonly field: string;
+  readonly op: Comparison;
+  /** The bound value (database form), or null. */
+  readonly param: unknown;
+}
+
+/** What every queryset derived from one constructor call shares. */
+interface Core {
+  /** The options the core was made from (derived querysets are built from them). */
+  readonly options: SqlQuerysetOptions;
+  /** The ordering without terms: the primary key ascending. */
+  readonly defaultTerms: readonly Term[];
+  /** Runs queries. */
+  readonly db: SqlExecutor;
+  /** Builds and compiles queries (no connection). */
+  readonly builder: AnyDb;
+  readonly table: string;
+  readonly fields: Readonly<Record<string, FieldInfo>>;
+  readonly names: readonly string[];
+  readonly pk: string;
+  readonly dialect: SqlDialectKind;
+  /** Compiled SQL per query shape. */
+  readonly sqlByShape: Map<string, CompiledQuery>;
+  /** Fields whose values need converting after a read. */
+  readonly convert: readonly { readonly field: string; readonly type: FieldInfo['type'] }[];
+}
+
+const OPS: Readonly<Record<Comparison, '<' | '<=' | '>' | '>=' | '='>> = { lt: '<', lte: '<=', gt: '>', gte: '>=', eq: '=' };
+const SHAPE_CACHE_LIMIT = 512;
+
+/**
+ * A {@link Queryset} over a SQL table through Kysely (SQLite or PostgreSQL).
+ * Immutable: `orderBy` and `filter` return new querysets sharing the
+ * compiled-statement cache. Without an ordering rows come in primary-key
+ * order (`ordering` stays empty).
+ * @example
+ * ```ts
+ * const items = new SqlQueryset<Item>({ db, table: 'item', fields: itemFields, dialect: 'sqlite' });
+ * const page = await items.orderBy('-created').filter('created', 'lt', new Date('2020-01-02T00:00:00Z')).slice(0, 11);
+ * ```
+ */
+export class SqlQueryset<Row extends object = Record<string, unknown>> implements Queryset<Row> {
+  readonly #core: Core;
+  #ordering: readonly string[] = NONE;
+  #terms: readonly Term[];
+  #orderKey: string;
+  #filters: readonly Filter[] = NONE;
+  #params: readonly unknown[] = NONE;
+  #filterKey = '';
+  #cacheKey: string | null = null;
+
+  constructor(options: SqlQuerysetOptions) {
+    const core = coreFor(options);
+    this.#core = core;
+    this.#terms = core.defaultTerms;
+    this.#orderKey = termsKey(core.defaultTerms);
+  }
+
+  /** A copy sharing the core (its compiled-statement cache) and the state. */
+  #derive(): SqlQueryset<Row> {
+    const q = new SqlQueryset<Row>(this.#core.options);
+    q.#ordering = this.#ordering;
+    q.#terms = this.#terms;
+    q.#orderKey = this.#orderKey;
+    q.#filters = this.#filters;
+    q.#params = this.#params;
+    q.#filterKey = this.#filterKey;
+    return q;
+  }
+
+  /** The fields rows have. */
+  get fields(): Readonly<Record<string, FieldInfo>> {
+    return this.#core.fields;
+  }
+
+  /** The primary-key field. */
+  get primaryKey(): string {
+    return this.#core.pk;
+  }
+
+  /** The ordering terms as given to {@link orderBy}. */
+  get ordering(): readonly string[] {
+    return this.#ordering;
+  }
+
+  /** The dialect this queryset compiles for. */
+  get dialect(): SqlDialectKind {
+    return this.#core.dialect;
+  }
+
+  orderBy(...terms: string[]): SqlQueryset<Row> {
+    const core = this.#core;
+    const parsed: Term[] = [];
+    let unique = false;
+    for (const term of terms) {
+      if (typeof term !== 'string') throw new ConfigurationError(`orderBy() takes field names, not ${typeof term}`);
+      const desc = term.startsWith('-');
+      const field = desc ? term.slice(1) : term;
+      const info = fieldInfo(core, field, 'orderBy');
+      if (field === core.pk || (info.unique === true && info.nullable !== true)) unique = true;
+      parsed.push({ field, desc });
+    }
+    if (parsed.length === 0) parsed.push(...core.defaultTerms);
+    else if (!unique) parsed.push({ field: core.pk, desc: parsed[parsed.length - 1]!.desc });
+    const q = this.#derive();
+    q.#ordering = Object.freeze([...terms]);
+    q.#terms = parsed;
+    q.#orderKey = termsKey(parsed);
+    return q;
+  }
+
+  filter(field: string, op: Comparison, value: unknown): SqlQueryset<Row> {
+    const core = this.#core;
+    const info = fieldInfo(core, field, 'filter');
+    if (!Object.hasOwn(OPS, op)) throw new ConfigurationError(`filter() takes lt, lte, gt, gte or eq, not ${String(op)}`);
+    const param = value === null || value === undefined ? null : toParam(core.dialect, info, field, value);
+    const q = this.#derive();
+    q.#filters = [...this.#filters, { field, op, param }];
+    if (param !== null) q.#params = [...this.#params, param];
+    // The key names what changes the SQL: the field, the comparison, whether the value is NULL and whether the field is nullable.
+    q.#filterKey = `${this.#filterKey}${field}\u0000${op}${param === null ? '0' : info.nullable === true ? 'n' : 'v'}\u0000`;
+    return q;
+  }
+
+  async count(options: CountOptions = {}): Promise<number> {
+    const cap = options.cap;
+    if (cap === undefined) {
+      const rows = await this.#run('count', () => this.#select(false).select((eb) => eb.fn.countAll().as('n')), this.#params);
+      return Number((rows[0] as { n: unknown }).n);
+    }
+    if (!Number.isInteger(cap) || cap < 0) throw new ConfigurationError(`count() cap must be a non-negative integer, not ${String(cap)}`);
+    const rows = await this.#run(
+      'cap',
+      () => {
+        const inner = this.#select(false).select(sql.lit(1).as('one')).limit(cap).as('capped');
+        return this.#core.builder.selectFrom(inner).select((eb) => eb.fn.countAll().as('n'));
+      },
+      [...this.#params, cap],
+    );
+    return Number((rows[0] as { n: unknown }).n);
+  }
+
+  async estimateCount(): Promise<number | null> {
+    const core = this.#core;
+    if (core.dialect !== 'postgres') return null;
+    if (this.#filters.length === 0) {
+      const regclass = core.table.split('.').map((p) => `"${p.replaceAll('"', '""')}"`).join('.');
+      const res = await core.db.executeQuery(sql<{ n: number }>`select reltuples::float8 as n from pg_class where oid = to_regclass(${regclass})`.compile(core.builder));
+      const n = res.rows[0]?.n;
+      if (typeof n === 'number' && n >= 0) return Math.round(n);
+    }
+    // The planner's row estimate for the filtered query (or for a table never analyzed).
+    const compiled = this.#compiled('explain', () => this.#select(false).select(sql.lit(1).as('one')), this.#params);
+    const res = await core.db.executeQuery<{ 'QUERY PLAN': unknown }>({ ...compiled, sql: `explain (format json) ${compiled.sql}`, parameters: this.#params });
+    const plan = (res.rows[0]?.['QUERY PLAN'] as { Plan?: { 'Plan Rows'?: unknown } }[] | undefined)?.[0]?.Plan?.['Plan Rows'];
+    return typeof plan === 'number' ? plan : null;
+  }
+
+  get cacheKey(): string {
+    if (this.#cacheKey === null) {
+      const compiled = this.#compiled('all', () => this.#select(true), this.#params);
+      this.#cacheKey = `${this.#core.dialect}:${compiled.sql} ${JSON.stringify(this.#params, jsonParam)}`;
+    }
+    return this.#cacheKey;
+  }
+
+  async slice(start: number, end: number): Promise<Row[]> {
+    if (Number.isNaN(start) || Number.isNaN(end)) throw new ConfigurationError('slice() bounds must be numbers, not NaN');
+    // Bounds are clamped as ArrayQueryset clamps them: negative means 0, fractions are truncated.
+    const s = Math.max(0, Math.trunc(start));
+    const e = Math.max(s, Math.trunc(end));
+    if (e === s) return [];
+    if (e === Infinity) {
+      if (s === 0) return this.all();
+      return this.#run('from', () => this.#select(true).limit(this.#core.dialect === 'sqlite' ? sql<number>`-1` : sql<number>`all`).offset(s), [...this.#params, s]) as Promise<Row[]>;
+    }
+    return this.#run('slice', () => this.#select(true).limit(e - s).offset(s), [...this.#params, e - s, s]) as Promise<Row[]>;
+  }
+
+  all(): Promise<Row[]> {
+    return this.#run('all', () => this.#select(true), this.#params) as Promise<Row[]>;
+  }
+
+  position(row: Row, field: string): string {
+    const info = fieldInfo(this.#core, field, 'position');
+    return formatPosition((row as Record<string, unknown>)[field], info.type);
+  }
+
+  parsePosition(field: string, position: string): unknown {
+    const info = fieldInfo(this.#core, field, 'parsePosition');
+    return parsePosition(position, info.type, info.nullable === true);
+  }
+
+  /** The base SELECT with filters and, if `ordered`, the ORDER BY (built on a cache miss only). */
+  #select(ordered: boolean): AnyQuery {
+    const core = this.#core;
+    let q = core.builder.selectFrom(core.table) as unknown as AnyQuery;
+    if (ordered) q = q.select(core.names as string[]);
+    for (const f of this.#filters) q = q.where((eb: Eb) => condition(eb, core, f));
+    if (ordered) {
+      for (const t of this.#terms) {
+        const nulls = core.dialect === 'postgres' && core.fields[t.field]!.nullable === true;
+        q = q.orderBy(t.field, (ob) => (t.desc ? (nulls ? ob.desc().nullsLast() : ob.desc()) : nulls ? ob.asc().nullsFirst() : ob.asc()));
+      }
+    }
+    return q;
+  }
+
+  /** The compiled query of this shape, from the cache or built now. */
+  #compiled(kind: string, build: () => { compile(): CompiledQuery }, params: readonly unknown[]): CompiledQuery {
+    const core = this.#core;
+    const key = `${kind}\u0000${this.#orderKey}\u0001${this.#filterKey}`;
+    let compiled = core.sqlByShape.get(key);
+    if (compiled === undefined) {
+      compiled = build().compile();
+      if (compiled.parameters.length !== params.length) throw new Error(`SqlQueryset: ${compiled.parameters.length} parameters compiled, ${params.length} bound (${compiled.sql})`);
+      if (core.sqlByShape.size >= SHAPE_CACHE_LIMIT) core.sqlByShape.clear();
+      core.sqlByShape.set(key, compiled);
+    }
+    return compiled;
+  }
+
+  async #run(kind: string, build: () => { compile(): CompiledQuery }, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    const compiled = this.#compiled(kind, build, params);
+    const core = this.#core;
+    const result = await core.db.executeQuery<Record<string, unknown>>({ sql: compiled.sql, parameters: params, query: compiled.query, queryId: compiled.queryId });
+    const rows = result.rows;
+    if (core.convert.length > 0 && kind !== 'count' && kind !== 'cap') convertRows(core, rows);
+    return rows;
+  }
+}
+
+const NONE: readonly never[] = Object.freeze([]);
+const cores = new WeakMap<SqlQuerysetOptions, Core>();
+
+/** The core of the querysets built from these options (made once per options object). */
+function coreFor(options: SqlQuerysetOptions): Core {
+  if (typeof options !== 'object' || options === null) throw new ConfigurationError('SqlQueryset takes an options object { db, table, fields, dialect }');
+  let core = cores.get(options);
+  if (core === undefined) cores.set(options, (core = makeCore(options)));
+  return core;
+}
+
+function makeCore(options: SqlQuerysetOptions): Core {
+  const { db, table, fields, dialect } = options;
+  const pk = options.primaryKey ?? 'id';
+  if (dialect !== 'sqlite' && dialect !== 'postgres') throw new ConfigurationError(`SqlQueryset dialect must be 'sqlite' or 'postgres', not ${String(dialect)}`);
+  if (typeof table !== 'string' || table === '') throw new ConfigurationError('SqlQueryset needs a table name');
+  if (!Object.hasOwn(fields, pk)) throw new ConfigurationError(`SqlQueryset primary key ${pk} is not one of the fields`);
+  const convert: { field: string; type: FieldInfo['type'] }[] = [];
+  for (const [field, info] of Object.entries(fields)) {
+    const t = info.type;
+    if (dialect === 'sqlite' ? t === 'datetime' || t === 'boolean' : t === 'integer' || t === 'float') convert.push({ field, type: t });
+  }
+  if (typeof (db as SqlExecutor | undefined)?.executeQuery !== 'function') throw new ConfigurationError('SqlQueryset needs a Kysely instance as db');
+  return { options, defaultTerms: Object.freeze([{ field: pk, desc: false }]), db, builder: compiler(dialect), table, fields, names: Object.freeze(Object.keys(fields)), pk, dialect, sqlByShape: new Map(), convert };
+}
+
+const compilers: Partial<Record<SqlDialectKind, AnyDb>> = {};
+
+/** A Kysely that only compiles (no driver behind it), one per dialect. */
+function compiler(dialect: SqlDialectKind): AnyDb {
+  return (compilers[dialect] ??= new Kysely({
+    dialect:
+      dialect === 'sqlite'
+        ? { createAdapter: () => new SqliteAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (k) => new SqliteIntrospector(k), createQueryCompiler: () => new SqliteQueryCompiler() }
+        : { createAdapter: () => new PostgresAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (k) => new PostgresIntrospector(k), createQueryCompiler: () => new PostgresQueryCompiler() },
+  }));
+}
+
+function fieldInfo(core: Core, field: string, method: string): FieldInfo {
+  if (typeof field !== 'string' || !Object.hasOwn(core.fields, field)) throw new ConfigurationError(`${method}(): unknown field ${String(field)} (fields: ${core.names.join(', ')})`);
+  return core.fields[field]!;
+}
+
+function termsKey(terms: readonly Term[]): string {
+  let s = '';
+  for (const t of terms) s += (t.desc ? '-' : '+') + t.field + ',';
+  return s;
+}
+
+function condition(eb: Eb, core: Core, f: Filter): Expression<SqlBool> {
+  const ref = eb.ref(f.field);
+  if (f.param === null) {
+    // NULL is smaller than every value.
+    switch (f.op) {
+      case 'eq':
+      case 'lte':
+        return eb(ref, 'is', null);
+      case 'gt':
+        return eb(ref, 'is not', null);
+      case 'gte':
+        return sql<SqlBool>`1 = 1`;
+      case 'lt':
+        return sql<SqlBool>`1 = 0`;
+    }
+  }
+  const cmp = eb(ref, OPS[f.op], f.param);
+  if ((f.op === 'lt' || f.op === 'lte') && core.fields[f.field]!.nullable === true) return eb.or([cmp, eb(ref, 'is', null)]);
+  return cmp;
+}
+
+/**
+ * A filter value in the form the database compares. A string for a non-text
+ * field is read as a position first (as `ArrayQueryset` does); datetimes may
+ * be `Date`s or epoch milliseconds.
+ */
+function toParam(dialect: SqlDialectKind, info: FieldInfo, field: string, value: unknown): unknown {
+  let v = value;
+  if (typeof v === 'string' && info.type !== 'text') {
+    v = parsePosition(v as string, info.type, false);
+    if (v === INVALID_POSITION) throw new ConfigurationError(`filter(): ${JSON.stringify(value)} is not a value of the ${info.type} field ${JSON.stringify(field)}.`);
+  }
+  switch (info.type) {
+    case 'datetime': {
+      const d = typeof v === 'number' ? new Date(v) : v;
+      if (!(d instanceof Date) || Number.isNaN(d.getTime())) throw new ConfigurationError(`filter(): the datetime field ${JSON.stringify(field)} compares with Date values, not ${String(value)}.`);
+      return dialect === 'sqlite' ? formatSqliteDatetime(d) : pythonDatetimeStr(d);
+    }
+    case 'boolean':
+      return typeof v === 'boolean' && dialect === 'sqlite' ? (v ? 1 : 0) : v;
+    case 'text':
+      return typeof v === 'string' ? v : v instanceof Date ? pythonDatetimeStr(v) : String(v);
+    default:
+      return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+  }
+}
+
+function jsonParam(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? `${value}n` : value;
+}
+
+function convertRows(core: Core, rows: Record<string, unknown>[]): void {
+  const convert = core.convert;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    for (let j = 0; j < convert.length; j++) {
+      const { field, type } = convert[j]!;
+      const v = row[field];
+      if (type === 'datetime') {
+        if (typeof v === 'string') row[field] = parseSqliteDatetime(v);
+      } else if (type === 'boolean') {
+        if (typeof v === 'number' || typeof v === 'bigint') row[field] = v !== 0 && v !== 0n;
+      } else if (typeof v === 'string') {
+        // PostgreSQL bigint and numeric arrive as text; integers beyond 2^53 stay exact as bigints.
+        const n = Number(v);
+        row[field] = type === 'integer' && !Number.isSafeInteger(n) && /^-?\d+$/.test(v) ? BigInt(v) : n;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Datetime text
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+/**
+ * A `Date` as SQLite datetime text: `YYYY-MM-DD HH:MM:SS` in UTC, plus
+ * `.ffffff` when the milliseconds are not zero (Django's storage format).
+ * @example
+ * ```ts
+ * formatSqliteDatetime(new Date('2020-01-01T00:00:01.037Z')); // '2020-01-01 00:00:01.037000'
+ * ```
+ */
+export function formatSqliteDatetime(d: Date): string {
+  const ms = d.getUTCMilliseconds();
+  const s = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)} ${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}`;
+  return ms === 0 ? s : `${s}.${pad(ms, 3)}000`;
+}
+
+function digit(s: string, i: number): number {
+  const c = s.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : NaN;
+}
+
+/** SQLite datetime text (fixed positions on the fast path) to a Date. */
+function parseSqliteDatetime(s: string): Date | string {
+  if (s.length >= 19 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58) {
+    const year = digit(s, 0) * 1000 + digit(s, 1) * 100 + digit(s, 2) * 10 + digit(s, 3);
+    const month = digit(s, 5) * 10 + digit(s, 6);
+    const day = digit(s, 8) * 10 + digit(s, 9);
+    const hour = digit(s, 11) * 10 + digit(s, 12);
+    const minute = digit(s, 14) * 10 + digit(s, 15);
+    const second = digit(s, 17) * 10 + digit(s, 18);
+    let ms = 0;
+    let end = 19;
+    if (s.length > 19 && s.charCodeAt(19) === 46) {
+      let scale = 100;
+      end = 20;
+      while (end < s.length) {
+        const d = digit(s, end);
+        if (Number.isNaN(d)) break;
+        ms += d * scale;
+        scale /= 10;
+        end++;
+      }
+      ms = Math.floor(ms);
+    }
+    if (end === s.length && year >= 100) {
+      const t = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+      if (!Number.isNaN(t)) return new Date(t);
+    }
+  }
+  return parseDatetime(s) ?? s;
+}
+
+// ---------------------------------------------------------------------------
+// Positions (Python str())
+
+// ---------------------------------------------------------------------------
+// SQLite with a statement cache
+
+/**
+ * Wraps a better-sqlite3 database so that `prepare()` reuses statements by
+ * SQL text (a bounded cache; a statement that is still iterating is not
+ * shared). Kysely's SQLite driver prepares every query it runs, so this saves
+ * SQLite's parse and plan on repeated query shapes.
+ * @example
+ * ```ts
+ * const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingSqliteDatabase(new Database('app.db')) }) });
+ * ```
+ */
+export function cachingSqliteDatabase(database: Database.Database, limit = 256): SqliteDatabase {
+  const cache = new Map<string, Database.Statement>();
+  return {
+    close: () => {
+      cache.clear();
+      database.close();
+    },
+    prepare(text: string): SqliteStatement {
+      let stmt = cache.get(text);
+      if (stmt === undefined || stmt.busy) {
+        const fresh = database.prepare(text);
+        if (stmt === undefined) {
+          if (cache.size >= limit) cache.clear();
+          cache.set(text, fresh);
+        }
+        stmt = fresh;
+      }
+      return stmt as unknown as SqliteStatement;
+    },
+  };
+}
+
+/**
+ * A Kysely instance on a better-sqlite3 database (a path, `':memory:'`, or an
+ * open `Database`), with the statement cache of {@link cachingSqliteDatabase}.
+ * @example
+ * ```ts
+ * const db = createSqliteKysely<DB>('app.db');
+ * const items = new SqlQueryset({ db, table: 'item', fields, dialect: 'sqlite' });
+ * ```
+ */
+export function createSqliteKysely<DB>(database: string | Database.Database): Kysely<DB> {
+  const handle = typeof database === 'string' ? new Database(database) : database;
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingSqliteDatabase(handle) }) });
+}

@@ -1,0 +1,9 @@
+/** The Queryset conformance suite on ArrayQueryset. */
+import { ArrayQueryset } from '../../../src/rest/data/array.js';
+import { conformanceSuite, type ConformanceRow } from './conformance.js';
+
+conformanceSuite({
+  name: 'ArrayQueryset',
+  estimates: false,
+  open: async (rows, fields) => new ArrayQueryset<ConformanceRow>(rows, { fields }),
+});

@@ -14,7 +14,6 @@
  * @module
  */
 import type { RestApi } from './api.js';
-import { OrderingFilter } from './filters.js';
 import { GenericAPIView, RetrieveAPIView } from './generics.js';
 import type { JsonSchema } from './pagination/base.js';
 import {
@@ -109,38 +108,80 @@ interface VersionPlacement {
   path: string;
   parameters: JsonSchema[];
   note: string | null;
+  /** The path parameter replaced by the version (URL-path versioning), left out of the path parameters. */
+  substituted: string | null;
+}
+
+/**
+ * The source of the capturing group named `name` in a regex source (`v1|v2`
+ * for `(?<version>v1|v2)`), or `null` when there is none. Escapes and
+ * character classes are skipped while looking for the closing parenthesis.
+ */
+function groupSource(regex: string, name: string): string | null {
+  const open = `(?<${name}>`;
+  const at = regex.indexOf(open);
+  if (at < 0) return null;
+  const start = at + open.length;
+  let depth = 1;
+  let inClass = false;
+  for (let i = start; i < regex.length; i++) {
+    const c = regex[i];
+    if (c === '\\') i++;
+    else if (inClass) {
+      if (c === ']') inClass = false;
+    } else if (c === '[') inClass = true;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return regex.slice(start, i);
+  }
+  return null;
+}
+
+/** Whether `value` fits the pattern of path parameter `param` of a route (`true` when it cannot be told). */
+function fitsParam(route: RouteInfo, param: { name: string; regex: string | null }, value: string): boolean {
+  const source = param.regex ?? groupSource(route.regex, param.name);
+  if (source === null) return true;
+  try {
+    return new RegExp(`^(?:${source})$`).test(value);
+  } catch {
+    return true;
+  }
 }
 
 /** Where the version goes for this route and scheme; `null`: the route is not part of that version. */
 function placeVersion(route: RouteInfo, scheme: BaseVersioning | null, version: string | null, settings: Settings): VersionPlacement | null {
   let path = '/' + route.route;
-  if (scheme === null || version === null) return { path, parameters: [], note: null };
+  const none: VersionPlacement = { path, parameters: [], note: null, substituted: null };
+  if (scheme === null || version === null) return none;
   const param = scheme.versionParam ?? settings.VERSION_PARAM;
   const allowed = (scheme.allowedVersions === undefined ? settings.ALLOWED_VERSIONS : scheme.allowedVersions) ?? [];
   const known = allowed.filter((v): v is string => typeof v === 'string');
   if (scheme instanceof URLPathVersioning) {
     const p = route.pathParams.find((x) => x.name === param);
-    if (p === undefined) return { path, parameters: [], note: null };
-    if (p.regex !== null && !new RegExp(`^(?:${p.regex})$`).test(version)) return null;
+    if (p === undefined) return none;
+    if (!fitsParam(route, p, version)) return null;
     path = path.replace(`{${param}}`, version);
-    return { path, parameters: [], note: null };
+    return { path, parameters: [], note: null, substituted: param };
   }
   if (scheme instanceof NamespaceVersioning) {
-    const parts = route.namespace ? route.namespace.split(':') : [];
-    const versions = parts.filter((p) => known.includes(p));
-    if (versions.length > 0 && !versions.includes(version)) return null;
-    if (parts.length > 0 && versions.length === 0) return null;
-    return { path, parameters: [], note: null };
+    // A route outside any namespace serves the default version: it is part of every document.
+    if (route.namespace === '') return none;
+    // As NamespaceVersioning.determineVersion: the first allowed part of the namespace (any part when nothing is listed).
+    const defaultVersion = scheme.defaultVersion === undefined ? settings.DEFAULT_VERSION : scheme.defaultVersion;
+    const routeVersion = route.namespace.split(':').find((part) => allowed.length === 0 || part === defaultVersion || allowed.includes(part));
+    return routeVersion === version ? none : null;
   }
   if (scheme instanceof QueryParameterVersioning) {
-    return { path, parameters: [{ name: param, in: 'query', required: false, description: 'The API version.', schema: { type: 'string', enum: known.length ? known : undefined, default: version } }], note: null };
+    const schema: JsonSchema = { type: 'string' };
+    if (known.length) schema.enum = known;
+    schema.default = version;
+    return { ...none, parameters: [{ name: param, in: 'query', required: false, description: 'The API version.', schema }] };
   }
   if (scheme instanceof HeaderVersioning) {
-    return { path, parameters: [{ name: scheme.headerName, in: 'header', required: false, description: 'The API version.', schema: { type: 'string', default: version } }], note: null };
+    return { ...none, parameters: [{ name: scheme.headerName, in: 'header', required: false, description: 'The API version.', schema: { type: 'string', default: version } }] };
   }
-  if (scheme instanceof AcceptHeaderVersioning) return { path, parameters: [], note: `Send \`Accept: application/json; ${param}=${version}\` for this version.` };
-  if (scheme instanceof HostNameVersioning) return { path, parameters: [], note: `Use the host name \`${version}.<domain>\` for this version.` };
-  return { path, parameters: [], note: null };
+  if (scheme instanceof AcceptHeaderVersioning) return { ...none, note: `Send \`Accept: application/json; ${param}=${version}\` for this version.` };
+  if (scheme instanceof HostNameVersioning) return { ...none, note: `Use the host name \`${version}.<domain>\` for this version.` };
+  return none;
 }
 
 function pathParameters(route: RouteInfo, excluded: string | null): JsonSchema[] {
@@ -174,6 +215,7 @@ export function generateOpenApi(api: RestApi, options: OpenApiOptions = {}): Ope
   const version = options.version === undefined ? settings.DEFAULT_VERSION : options.version;
   const lifecycle = version !== null ? settings.VERSION_LIFECYCLE[version] : undefined;
   const paths: OpenApiDocument['paths'] = {};
+  const operationIds = new Set<string>();
   for (const route of api.urlconf.routes()) {
     const Cls = route.view.viewClass as ViewClass | undefined;
     if (typeof Cls !== 'function' || !(Cls.prototype instanceof APIView)) continue;
@@ -189,16 +231,21 @@ export function generateOpenApi(api: RestApi, options: OpenApiOptions = {}): Ope
     const methods = actions
       ? Object.keys(actions)
       : HTTP_METHOD_NAMES.filter((m) => m !== 'head' && m !== 'options' && typeof (view as unknown as Record<string, unknown>)[m] === 'function');
-    const versionParam = scheme instanceof URLPathVersioning ? (scheme.versionParam ?? settings.VERSION_PARAM) : null;
     for (const method of methods) {
       const action = actions?.[method] ?? null;
-      const op: JsonSchema = {
-        operationId: `${(route.viewName ?? Cls.name).replace(/[^A-Za-z0-9]+/g, '_')}_${method}`,
-        summary: view.getViewName(),
-      };
+      // Viewsets: the action of this method, as a request would set it (getSerializerClass() may depend on it).
+      if (action !== null && 'action' in view) (view as unknown as { action: string | null }).action = action;
+      let operationId = `${(route.viewName ?? Cls.name).replace(/[^A-Za-z0-9]+/g, '_')}_${method}`;
+      if (operationIds.has(operationId)) {
+        let n = 2;
+        while (operationIds.has(`${operationId}_${n}`)) n++;
+        operationId = `${operationId}_${n}`;
+      }
+      operationIds.add(operationId);
+      const op: JsonSchema = { operationId, summary: view.getViewName() };
       const description = [view.description, placed.note].filter(Boolean).join('\n\n');
       if (description) op.description = description;
-      const parameters: JsonSchema[] = [...pathParameters(route, versionParam), ...placed.parameters];
+      const parameters: JsonSchema[] = [...pathParameters(route, placed.substituted), ...placed.parameters];
       let body: JsonSchema = {};
       if (view instanceof GenericAPIView) {
         let ser: JsonSchema = {};
@@ -225,8 +272,11 @@ export function generateOpenApi(api: RestApi, options: OpenApiOptions = {}): Ope
             body = paginator.getPaginatedResponseSchema(list);
           } else body = list;
           for (const B of view.filterBackends ?? settings.DEFAULT_FILTER_BACKENDS) {
-            const backend = new B();
-            if (backend instanceof OrderingFilter) parameters.push(...(backend.getSchemaOperationParameters(view, settings) as unknown as JsonSchema[]));
+            const backend = new B() as { getSchemaOperationParameters?: (view: GenericAPIView, settings: Settings) => unknown };
+            if (typeof backend.getSchemaOperationParameters === 'function') {
+              const params = backend.getSchemaOperationParameters(view, settings);
+              if (Array.isArray(params)) parameters.push(...(params as JsonSchema[]));
+            }
           }
         }
       }
@@ -248,26 +298,35 @@ export function generateOpenApi(api: RestApi, options: OpenApiOptions = {}): Ope
 
 /**
  * A view serving the OpenAPI document of the API that routes to it, for a
- * fixed version (or, with `version` undefined, the request's version).
+ * fixed version, or, with `version` undefined, for the version of the
+ * request as the API's versioning scheme determines it (so
+ * `rePath('^(?P<version>v1|v2)/openapi.json$', openApiView())` serves each
+ * version's document under URL-path versioning). Documents are built once
+ * per API and version.
  * @example
  * ```ts
- * const urlpatterns = [path('openapi/v1.json', openApiView({ title: 'Catalog', version: 'v1' }), { name: 'openapi-v1' })];
+ * const urlpatterns = [
+ *   path('openapi/v1.json', openApiView({ title: 'Catalog', version: 'v1' }), { name: 'openapi-v1' }),
+ *   rePath('^(?P<version>v1|v2)/openapi.json$', openApiView({ title: 'Catalog' }), { name: 'openapi' }),
+ * ];
  * ```
  */
 export function openApiView(options: OpenApiOptions = {}): ViewFunction {
-  const cache = new WeakMap<object, OpenApiDocument>();
+  const cache = new WeakMap<object, Map<string | null, OpenApiDocument>>();
+  const fixed = options.version !== undefined;
   return apiView(
     ['GET'],
     (request) => {
       const api = request.api;
       if (api === null) return new Response({ detail: 'No API.' }, { status: 500 });
-      let doc = options.version === undefined ? null : cache.get(api) ?? null;
-      if (doc === null) {
-        doc = generateOpenApi(api, { ...options, version: options.version === undefined ? request.version : options.version });
-        if (options.version !== undefined) cache.set(api, doc);
-      }
+      const version = fixed ? (options.version as string | null) : request.version;
+      let docs = cache.get(api);
+      if (docs === undefined) cache.set(api, (docs = new Map()));
+      let doc = docs.get(version);
+      if (doc === undefined) docs.set(version, (doc = generateOpenApi(api, { ...options, version })));
       return new Response(doc);
     },
-    { name: 'OpenApiView', versioningClass: null, excludeFromSchema: true },
+    // A fixed version needs no versioning; otherwise the API's scheme determines the request's version.
+    fixed ? { name: 'OpenApiView', versioningClass: null, excludeFromSchema: true } : { name: 'OpenApiView', excludeFromSchema: true },
   );
 }

@@ -12,7 +12,8 @@ import { Response } from './response.js';
 import { reverse } from './reverse.js';
 import { rePath, type UrlPattern } from './urls.js';
 import { APIView } from './views.js';
-import type { ActionMap, GenericViewSet } from './viewsets.js';
+import { GenericAPIView } from './generics.js';
+import { ReadOnlyModelViewSet, type ActionMap, type GenericViewSet } from './viewsets.js';
 
 interface Registration {
   prefix: string;
@@ -22,6 +23,21 @@ interface Registration {
 
 const LIST: ActionMap = { get: 'list', post: 'create' };
 const DETAIL: ActionMap = { get: 'retrieve', put: 'update', patch: 'partialUpdate', delete: 'destroy' };
+
+/**
+ * Whether a viewset offers an action. `list` and `retrieve` are defined on
+ * every generic view (ListAPIView and RetrieveAPIView use them), so the
+ * inherited ones count only for {@link ReadOnlyModelViewSet} and its
+ * subclasses: a plain GenericViewSet with just `list()` gets no detail route
+ * (as in DRF, where GenericViewSet has no actions of its own).
+ */
+function hasAction(viewset: Registration['viewset'], action: string): boolean {
+  const proto = viewset.prototype as unknown as Record<string, unknown>;
+  const fn = proto[action];
+  if (typeof fn !== 'function') return false;
+  if (fn === (GenericAPIView.prototype as unknown as Record<string, unknown>)[action] && (viewset as unknown) !== ReadOnlyModelViewSet && !(viewset.prototype instanceof ReadOnlyModelViewSet)) return false;
+  return true;
+}
 
 function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -48,6 +64,7 @@ export class SimpleRouter {
   register(prefix: string, viewset: Registration['viewset'], options: { basename?: string } = {}): this {
     if (typeof viewset !== 'function' || typeof viewset.asViewSet !== 'function') throw new ConfigurationError(`register(${JSON.stringify(prefix)}): expected a viewset class.`);
     const basename = options.basename ?? prefix.replace(/\/+$/, '').split('/').pop() ?? prefix;
+    if (basename === '') throw new ConfigurationError(`register(${JSON.stringify(prefix)}): give a basename; it cannot be derived from an empty prefix.`);
     if (this.#registry.some((r) => r.basename === basename)) throw new ConfigurationError(`Router with basename "${basename}" is already registered; give each registration a unique basename.`);
     this.#registry.push({ prefix: prefix.replace(/^\/+|\/+$/g, ''), viewset, basename });
     return this;
@@ -62,16 +79,19 @@ export class SimpleRouter {
   get urls(): UrlPattern[] {
     const out: UrlPattern[] = [];
     for (const r of this.#registry) {
-      const proto = r.viewset.prototype as unknown as Record<string, unknown>;
-      const bound = (map: ActionMap): ActionMap => Object.fromEntries(Object.entries(map).filter(([, a]) => typeof proto[a as string] === 'function')) as ActionMap;
+      const bound = (map: ActionMap): ActionMap => Object.fromEntries(Object.entries(map).filter(([, a]) => hasAction(r.viewset, a as string))) as ActionMap;
       const list = bound(LIST);
       const detail = bound(DETAIL);
       const p = escapeRegex(r.prefix);
       const inst = new r.viewset();
       const kwarg = inst.lookupUrlKwarg ?? inst.lookupField;
-      if (Object.keys(list).length) out.push(rePath(`^${p}${this.#trailingSlash}$`, r.viewset.asViewSet(list, { basename: r.basename, detail: false, suffix: 'List' }), { name: `${r.basename}-list` }));
+      const lookup = inst.lookupValueRegex ?? '[^/.]+';
+      // An empty prefix (the router mounted where the resource lives) gives `^$` and `^<lookup>/$`, never a leading slash.
+      const listRegex = p === '' ? '^$' : `^${p}${this.#trailingSlash}$`;
+      const detailRegex = `^${p === '' ? '' : `${p}/`}(?<${kwarg}>${lookup})${this.#trailingSlash}$`;
+      if (Object.keys(list).length) out.push(rePath(listRegex, r.viewset.asViewSet(list, { basename: r.basename, detail: false, suffix: 'List' }), { name: `${r.basename}-list` }));
       if (Object.keys(detail).length) {
-        out.push(rePath(`^${p}/(?<${kwarg}>[^/.]+)${this.#trailingSlash}$`, r.viewset.asViewSet(detail, { basename: r.basename, detail: true, suffix: 'Instance' }), { name: `${r.basename}-detail` }));
+        out.push(rePath(detailRegex, r.viewset.asViewSet(detail, { basename: r.basename, detail: true, suffix: 'Instance' }), { name: `${r.basename}-detail` }));
       }
     }
     return out;

@@ -41,6 +41,8 @@ export class GenericViewSet extends GenericAPIView {
   basename: string | null = null;
   /** Whether the current route is a detail route. */
   detail = false;
+  /** The regex routers give the lookup segment of detail routes (DRF's `lookup_value_regex`; `[0-9]+` for numeric keys). */
+  lookupValueRegex = '[^/.]+';
   #actions: ActionMap = {};
 
   /**
@@ -63,7 +65,8 @@ export class GenericViewSet extends GenericAPIView {
       const view = new cls();
       for (const k of keys) (view as unknown as Record<string, unknown>)[k] = (initkwargs as Record<string, unknown>)[k];
       view.#actions = actions;
-      view.action = actions[request.method.toLowerCase() as keyof ActionMap] ?? (request.method === 'HEAD' ? actions.get ?? null : null);
+      // DRF: OPTIONS is the implicit `metadata` action; HEAD runs GET's action.
+      view.action = request.method === 'OPTIONS' ? (actions.options ?? 'metadata') : (actions[request.method.toLowerCase() as keyof ActionMap] ?? (request.method === 'HEAD' ? actions.get ?? null : null));
       return view.dispatch(request);
     };
     return Object.assign(fn, { viewClass: cls as unknown, initkwargs: { ...(initkwargs as Record<string, unknown>), actions } });

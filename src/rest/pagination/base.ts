@@ -18,6 +18,8 @@ import type { Queryset } from '../data/source.js';
  * ```
  */
 export interface PaginatedView {
+  /** The request being handled (any view class has it; makes `this` of an `APIView` fit). */
+  readonly request?: unknown;
   /** Filter backend classes of the view. */
   readonly filterBackends?: readonly (new () => object)[] | undefined;
   /** The view's default ordering (used by `OrderingFilter`). */

@@ -217,6 +217,7 @@ export function generateOpenApi(api: RestApi, options: OpenApiOptions = {}): Ope
   const paths: OpenApiDocument['paths'] = {};
   const operationIds = new Set<string>();
   for (const route of api.urlconf.routes()) {
+    if (/\.\{format\}\/?$/.test(route.route)) continue; // format-suffix twins (DRF leaves them out too)
     const Cls = route.view.viewClass as ViewClass | undefined;
     if (typeof Cls !== 'function' || !(Cls.prototype instanceof APIView)) continue;
     const init = route.view.initkwargs ?? {};

@@ -10,7 +10,7 @@ import { ConfigurationError, NoReverseMatch } from './errors.js';
 import type { Request } from './request.js';
 import { Response } from './response.js';
 import { reverse } from './reverse.js';
-import { rePath, type UrlPattern } from './urls.js';
+import { formatSuffixPatterns, rePath, type UrlPattern } from './urls.js';
 import { APIView } from './views.js';
 import { GenericAPIView } from './generics.js';
 import { ReadOnlyModelViewSet, type ActionMap, type GenericViewSet } from './viewsets.js';
@@ -109,6 +109,14 @@ export class SimpleRouter {
  * ```
  */
 export class DefaultRouter extends SimpleRouter {
+  readonly #formatSuffixes: boolean;
+
+  /** `includeFormatSuffixes` (default true) adds `.json`-style routes, as DRF's DefaultRouter does. */
+  constructor(options: { trailingSlash?: boolean; includeFormatSuffixes?: boolean } = {}) {
+    super(options.trailingSlash === undefined ? {} : { trailingSlash: options.trailingSlash });
+    this.#formatSuffixes = options.includeFormatSuffixes ?? true;
+  }
+
   override get urls(): UrlPattern[] {
     const entries = this.registry.map((r) => [r.prefix, `${r.basename}-list`] as const);
     class APIRootView extends APIView {
@@ -118,7 +126,8 @@ export class DefaultRouter extends SimpleRouter {
         const out: Record<string, string> = {};
         for (const [prefix, name] of entries) {
           try {
-            out[prefix] = reverse(ns ? `${ns}:${name}` : name, { request });
+            const format = request.kwargs.format;
+            out[prefix] = reverse(ns ? `${ns}:${name}` : name, { request, format: typeof format === 'string' ? format : null });
           } catch (e) {
             if (!(e instanceof NoReverseMatch)) throw e;
           }
@@ -127,6 +136,7 @@ export class DefaultRouter extends SimpleRouter {
       }
     }
     Object.defineProperty(APIRootView, 'name', { value: 'ApiRootView' });
-    return [rePath('^$', APIRootView.asView(), { name: 'api-root' }), ...super.urls];
+    const routes = [rePath('^$', APIRootView.asView(), { name: 'api-root' }), ...super.urls];
+    return this.#formatSuffixes ? formatSuffixPatterns(routes) : routes;
   }
 }

@@ -153,6 +153,8 @@ interface MatchResult {
 
 /** One level's pattern (a route or a regex), compiled. */
 interface Matcher {
+  /** Whether it was written as a `path()` route or a `rePath()` regex. */
+  readonly kind?: 'route' | 'regex';
   /** The route or regex as written. */
   readonly describe: string;
   /** The JS regex source, with its leading `^` (Django style, for introspection). */
@@ -207,6 +209,7 @@ function compileRoute(route: string, endpoint: boolean): Matcher {
   const regex = new RegExp(source);
   const literalOnly = groups.length === 0;
   return {
+    kind: 'route',
     describe: route,
     source,
     full: new RegExp(`^(?:${full})$`),
@@ -261,6 +264,7 @@ function compileRegex(input: string | RegExp, endpoint: boolean): Matcher {
     possibilities = [];
   }
   return {
+    kind: 'regex',
     describe: raw,
     source: source.startsWith('^') ? source : '^' + source,
     full: new RegExp(`^(?:${body})$`, flags),
@@ -1048,4 +1052,47 @@ export function getDefaultUrlconf(): URLResolver {
     throw new ImproperlyConfigured('No URL configuration to reverse against: pass { urlconf } or a request routed by a RestApi, or call setDefaultUrlconf().');
   }
   return defaultUrlconf;
+}
+
+// ------------------------------------------------------------ format suffixes
+
+/**
+ * Adds a format-suffix variant of every endpoint (DRF's
+ * `format_suffix_patterns`): `items/` also answers `items.json`, and the view
+ * receives `format` as a keyword argument, which overrides content
+ * negotiation like `?format=`. `reverse(name, { format: 'json' })` then
+ * yields the suffixed URL. `allowed` limits the suffixes; with
+ * `suffixRequired` only the suffixed routes remain.
+ * @example
+ * ```ts
+ * const urlpatterns = formatSuffixPatterns([path('items/', ItemList.asView(), { name: 'item-list' })], { allowed: ['json', 'api'] });
+ * ```
+ */
+export function formatSuffixPatterns(patterns: readonly URLEntry[], options: { suffixRequired?: boolean; allowed?: readonly string[] } = {}): URLEntry[] {
+  const allowed = options.allowed;
+  if (allowed !== undefined && (!Array.isArray(allowed) || allowed.length === 0 || !allowed.every((a) => typeof a === 'string' && /^[A-Za-z0-9_-]+$/.test(a)))) {
+    throw new ConfigurationError('formatSuffixPatterns(): allowed must be a non-empty array of format names.');
+  }
+  const alternatives = allowed === undefined ? '[a-z0-9]+' : allowed.map((a) => a.replace(REGEX_SPECIAL, '\\$&')).join('|');
+  const converterName = allowed === undefined ? 'format_suffix' : `format_suffix_${allowed.join('_')}`;
+  if (!CONVERTERS.has(converterName)) {
+    registerConverter(converterName, { regex: allowed === undefined ? alternatives : `(?:${alternatives})`, toValue: (v) => v, toUrl: (v) => String(v) });
+  }
+  const out: URLEntry[] = [];
+  for (const p of patterns) {
+    if (p instanceof URLIncludePattern) {
+      out.push(new URLIncludePattern(p.matcher, new Include(formatSuffixPatterns(p.entries, options), p.namespace, p.appName), { ...p.defaultKwargs }));
+      continue;
+    }
+    if (!options.suffixRequired) out.push(p);
+    const opts: RouteOptions = { kwargs: { ...p.defaultKwargs } };
+    if (p.name !== null) opts.name = p.name;
+    if (p.matcher.kind === 'regex') {
+      const base = p.matcher.describe.replace(/(?:\$|\\Z)$/, '').replace(/\/$/, '');
+      out.push(rePath(`${base}\\.(?P<format>${alternatives})/?$`, p.callback, opts));
+    } else {
+      out.push(path(`${p.matcher.describe.replace(/\/$/, '')}.<${converterName}:format>`, p.callback, opts));
+    }
+  }
+  return out;
 }

@@ -212,6 +212,8 @@ export class APIView {
   async dispatch(request: Request): Promise<Response> {
     this.request = request;
     this.kwargs = request.kwargs;
+    const suffix = this.kwargs.format;
+    if (typeof suffix === 'string' && suffix !== '') this.formatKwarg = suffix;
     let response: Response;
     try {
       this.initial(request);

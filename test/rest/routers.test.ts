@@ -115,7 +115,9 @@ test('a GenericViewSet with only list(): no detail route', () => {
 test('DefaultRouter: api-root first, then the viewsets\' routes', () => {
   const router = new DefaultRouter();
   router.register('items', ItemViewSet, { basename: 'item' });
-  assert.deepEqual(names(router), ['api-root', 'item-list', 'item-detail']);
+  assert.deepEqual(names(router), ['api-root', 'api-root', 'item-list', 'item-list', 'item-detail', 'item-detail'], 'each route has its format-suffix twin');
+  assert.deepEqual(names(new DefaultRouter({ includeFormatSuffixes: false }).register('items', ItemViewSet, { basename: 'item' })), ['api-root', 'item-list', 'item-detail']);
+  assert.equal(new URLResolver(router.urls).reverse('item-detail', { kwargs: { pk: 3, format: 'json' } }), '/items/3.json');
   assert.equal(new URLResolver(router.urls).reverse('api-root'), '/');
 });
 
@@ -129,7 +131,7 @@ test('duplicate basename is a ConfigurationError (explicit or derived from the p
   router.register('a/users', UserViewSet);
   assert.throws(() => router.register('b/users', UserViewSet), ConfigurationError);
   router.register('b/users', UserViewSet, { basename: 'b-users' });
-  assert.deepEqual(names(router), ['api-root', 'item-list', 'item-detail', 'users-list', 'users-detail', 'b-users-list', 'b-users-detail']);
+  assert.deepEqual(names(router), ['api-root', 'api-root', 'item-list', 'item-list', 'item-detail', 'item-detail', 'users-list', 'users-list', 'users-detail', 'users-detail', 'b-users-list', 'b-users-list', 'b-users-detail', 'b-users-detail']);
 });
 
 test('register() needs a viewset class', () => {

@@ -231,8 +231,18 @@ export class RestApi {
         const done = tooLarge ? Promise.resolve(this.render(exceptionHandler(new RequestTooLarge(limit), null), null)) : this.handle(raw);
         void done.then((out) => {
           if (res.destroyed) return;
-          res.statusCode = out.status;
-          for (const [k, v] of out.headers) res.appendHeader(k, v);
+          try {
+            res.statusCode = out.status;
+            for (const [k, v] of out.headers) res.appendHeader(k, v);
+          } catch (error) {
+            // A header value node:http refuses (a control character set by a view): 500, logged.
+            logError(error, null);
+            for (const name of res.getHeaderNames()) res.removeHeader(name);
+            res.statusCode = 500;
+            res.setHeader('Content-Type', 'application/json');
+            res.end('{"detail":"A server error occurred."}');
+            return;
+          }
           res.end(req.method === 'HEAD' ? undefined : out.body);
         });
       });
@@ -255,8 +265,19 @@ function peerOf(req: EventHttpRequest): string | null {
   return peer ? peer.address : null;
 }
 
+const SERVER_ERROR_BODY = Buffer.from('{"detail":"A server error occurred."}');
+
 function writeEventHttp(req: EventHttpRequest, out: RenderedResponse): void {
-  for (const [k, v] of out.headers) req.addHeader(k, v, EventHttpRequest.OUTPUT_HEADER);
+  for (const [k, v] of out.headers) {
+    if (!req.addHeader(k, v, EventHttpRequest.OUTPUT_HEADER)) {
+      // A header the codec refuses (a control character set by a view): 500, logged.
+      logError(new Error(`invalid response header ${JSON.stringify(k)}`), null);
+      req.clearHeaders();
+      req.addHeader('Content-Type', 'application/json', EventHttpRequest.OUTPUT_HEADER);
+      out = { status: 500, headers: [], body: SERVER_ERROR_BODY };
+      break;
+    }
+  }
   let buf: EventBuffer | null = null;
   if (out.body.length > 0) {
     buf = new EventBuffer();

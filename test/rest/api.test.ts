@@ -57,6 +57,12 @@ class Vendor extends APIView {
   }
 }
 
+class BadHeader extends APIView {
+  override get() {
+    return new Response({ ok: true }, { headers: { 'X-Bad': 'a\r\nInjected: 1' } });
+  }
+}
+
 const ping = apiView(['GET', 'POST'], async (request) => new Response({ pong: request.method }), { name: 'Ping' });
 
 const errors: unknown[] = [];
@@ -70,6 +76,7 @@ function makeApi(): RestApi {
       path('json-only/', JsonOnly.asView(), { name: 'json-only' }),
       path('vendor/', Vendor.asView(), { name: 'vendor' }),
       path('ping/', ping, { name: 'ping' }),
+      path('bad-header/', BadHeader.asView(), { name: 'bad-header' }),
     ],
     settings: { MAX_BODY_SIZE: 1024, DEFAULT_RENDERER_CLASSES: [JSONRenderer, BrowsableAPIRenderer] },
   });
@@ -152,6 +159,16 @@ for (const transport of TRANSPORTS) {
       assert.equal(d.status, 429);
       assert.equal(d.headers.get('retry-after'), '3');
       assert.deepEqual(d.body, { detail: 'Slow down.' });
+      assert.equal((await call(`${s.origin}/hello/`)).status, 200);
+    });
+
+    test('a header value with CR/LF never reaches the wire: 500, logged, the connection keeps working', async () => {
+      const before = errors.length;
+      const r = await callRaw(s.origin, '/bad-header/');
+      assert.equal(r.status, 500);
+      assert.deepEqual(r.body, { detail: 'A server error occurred.' });
+      assert.equal(r.headers.get('injected'), null);
+      assert.equal(errors.length, before + 1);
       assert.equal((await call(`${s.origin}/hello/`)).status, 200);
     });
 

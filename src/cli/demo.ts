@@ -82,17 +82,20 @@ export class ItemSerializerV2 extends Serializer<Item> {
   };
 }
 
+/** One count cache for the page-number and limit/offset lists (counts reused for 5 s). */
+const itemCount = cachedCount({ ttl: 5_000 });
+
 class PagePagination extends PageNumberPagination {
   override pageSize = 10;
   override pageSizeQueryParam = 'page_size';
   override maxPageSize = 100;
-  override countStrategy = cachedCount({ ttl: 5 });
+  override countStrategy = itemCount;
 }
 
 class LimitPagination extends LimitOffsetPagination {
   override defaultLimit = 10;
   override maxLimit = 100;
-  override countStrategy = cachedCount({ ttl: 5 });
+  override countStrategy = itemCount;
 }
 
 class CreatedCursor extends CursorPagination {

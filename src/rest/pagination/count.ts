@@ -99,10 +99,14 @@ export interface CachedCountOptions {
  * source, its filters and ordering), so a row inserted meanwhile shows in
  * `count` only after the entry expires. The cache holds at most
  * `maxEntries` keys (oldest dropped first); concurrent misses of one key
- * share one count.
+ * share one count. Create the strategy once (a module-level constant) and
+ * assign that to `countStrategy`: paginators are built per request, so a
+ * `cachedCount()` call in a class field would start an empty cache on every
+ * request.
  * @example
  * ```ts
- * class Items extends PageNumberPagination { override countStrategy = cachedCount({ ttl: 30_000 }); }
+ * const itemCount = cachedCount({ ttl: 30_000 }); // one cache shared by every request
+ * class Items extends PageNumberPagination { override countStrategy = itemCount; }
  * ```
  */
 export function cachedCount(options: CachedCountOptions = {}): CountStrategy {

@@ -6,9 +6,10 @@
  * @example
  * ```ts
  * import { PageNumberPagination, cachedCount } from 'eventide/rest';
+ * const itemCount = cachedCount({ ttl: 30_000 }); // created once: shared by every request
  * class Items extends PageNumberPagination {
  *   override pageSize = 20;
- *   override countStrategy = cachedCount({ ttl: 30_000 });
+ *   override countStrategy = itemCount;
  * }
  * ```
  * @module

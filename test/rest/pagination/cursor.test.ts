@@ -1,167 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Request } from '../../../src/rest/request.js';
-import { createSettings } from '../../../src/rest/settings.js';
 import { ImproperlyConfigured, NotFound } from '../../../src/rest/errors.js';
 import { ArrayQueryset } from '../../../src/rest/data/array.js';
 import type { Queryset } from '../../../src/rest/data/source.js';
-import { OrderingFilter } from '../../../src/rest/filters.js';
 import { CursorPagination, decodeCursorToken, encodeCursorToken, LimitOffsetPagination, PageNumberPagination, type BasePagination } from '../../../src/rest/pagination/index.js';
+import { ARRAY_TARGETS, cursorReferenceCases, cursorRows, ExampleCursorPagination as ExamplePagination, HOST, req } from './cases.js';
 
-const HOST = 'http://testserver';
+// --- reference 8.4: the shared cases (cases.ts), here on the in-memory sources ---
 
-function req(url: string): Request {
-  const target = url.startsWith(HOST) ? url.slice(HOST.length) || '/' : url;
-  return new Request({ method: 'GET', target, headers: [['Host', 'testserver']], body: null, secure: false }, createSettings());
-}
+for (const target of ARRAY_TARGETS) cursorReferenceCases(target);
 
-interface Row {
-  id: number;
-  created: number;
-  username?: string;
-}
-
-// --- reference 8.4 (ordering `created`, page_size 5, page_size param, max 20) ---
-
-const VALUES = [1, 1, 1, 1, 1, 1, 2, 3, 4, 4, 4, 4, 5, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 8, 9, 9, 9, 9, 9, 9];
-const data: Row[] = VALUES.map((created, i) => ({ id: i + 1, created }));
-
-class ExamplePagination extends CursorPagination {
-  override pageSize = 5;
-  override pageSizeQueryParam = 'page_size';
-  override maxPageSize = 20;
-  override ordering: string | readonly string[] | null = 'created';
-}
-
-type Pages = [number[] | null, number[], number[] | null, string | null, string | null];
-
-async function getPages(p: CursorPagination, qs: Queryset<Row> | Row[], url: string): Promise<Pages> {
-  const current = (await p.paginateQueryset(qs, req(url)))!.map((r) => r.created);
-  const nextUrl = p.getNextLink();
-  const previousUrl = p.getPreviousLink();
-  const next = nextUrl === null ? null : (await p.paginateQueryset(qs, req(nextUrl)))!.map((r) => r.created);
-  const previous = previousUrl === null ? null : (await p.paginateQueryset(qs, req(previousUrl)))!.map((r) => r.created);
-  return [previous, current, next, previousUrl, nextUrl];
-}
-
-const sources: [string, () => Queryset<Row> | Row[]][] = [
-  ['ArrayQueryset', () => new ArrayQueryset(data, { fields: { id: { type: 'integer', unique: true }, created: { type: 'integer' } } })],
-  ['plain array', () => data],
-];
-
-async function walk(p: CursorPagination, qs: Queryset<Row> | Row[], start = '/'): Promise<void> {
-  let [previous, current, next, previousUrl, nextUrl] = await getPages(p, qs, start);
-  assert.deepEqual([previous, current, next], [null, [1, 1, 1, 1, 1], [1, 2, 3, 4, 4]]);
-  const forward: [number[] | null, number[], number[] | null][] = [
-    [[1, 1, 1, 1, 1], [1, 2, 3, 4, 4], [4, 4, 5, 6, 7]],
-    [[1, 2, 3, 4, 4], [4, 4, 5, 6, 7], [7, 7, 7, 7, 7]],
-    [[4, 4, 4, 5, 6], [7, 7, 7, 7, 7], [7, 7, 7, 8, 9]], // [4,4,4,5,6]: DRF's artifact
-    [[7, 7, 7, 7, 7], [7, 7, 7, 8, 9], [9, 9, 9, 9, 9]],
-    [[7, 7, 7, 8, 9], [9, 9, 9, 9, 9], null],
-  ];
-  for (const want of forward) {
-    [previous, current, next, previousUrl, nextUrl] = await getPages(p, qs, nextUrl!);
-    assert.deepEqual([previous, current, next], want);
-  }
-  const backward: [number[] | null, number[], number[] | null][] = [
-    [[7, 7, 7, 7, 7], [7, 7, 7, 8, 9], [9, 9, 9, 9, 9]],
-    [[4, 4, 5, 6, 7], [7, 7, 7, 7, 7], [8, 9, 9, 9, 9]], // [8,9,9,9,9]: DRF's artifact
-    [[1, 2, 3, 4, 4], [4, 4, 5, 6, 7], [7, 7, 7, 7, 7]],
-    [[1, 1, 1, 1, 1], [1, 2, 3, 4, 4], [4, 4, 5, 6, 7]],
-    [null, [1, 1, 1, 1, 1], [1, 2, 3, 4, 4]],
-  ];
-  for (const want of backward) {
-    [previous, current, next, previousUrl, nextUrl] = await getPages(p, qs, previousUrl!);
-    assert.deepEqual([previous, current, next], want);
-  }
-  assert.equal(typeof p.toHtml(), 'string');
-}
-
-for (const [name, source] of sources) {
-  test(`8.4 cursor pagination: the 11-step walk (${name})`, async () => {
-    await walk(new ExamplePagination(), source());
-  });
-
-  test(`8.4 page_size=0 and page_size=-5 fall back to 5: the same walk (${name})`, async () => {
-    for (const size of ['0', '-5']) {
-      await walk(new ExamplePagination(), source(), `/?page_size=${size}`);
-    }
-  });
-
-  test(`8.4 invalid cursor (${name})`, async () => {
-    await assert.rejects(new ExamplePagination().paginateQueryset(source(), req('/?cursor=123')), (e: unknown) => e instanceof NotFound && e.detail === 'Invalid cursor');
-  });
-
-  test(`8.4 current page empty, forward (${name})`, async () => {
-    const p = new ExamplePagination();
-    const url = `${HOST}/?cursor=${encodeURIComponent(encodeCursorToken({ offset: 0, reverse: false, position: '100' }))}`;
-    let [previous, current, next, previousUrl, nextUrl] = await getPages(p, source(), url);
-    assert.deepEqual(current, []);
-    assert.equal(nextUrl, null);
-    assert.notEqual(previousUrl, null);
-    [previous, current, next, previousUrl, nextUrl] = await getPages(p, source(), previousUrl!);
-    assert.deepEqual(current, [9, 9, 9, 9, 9]);
-    assert.deepEqual(previous, [7, 7, 7, 8, 9]);
-    assert.deepEqual(next, []);
-    assert.notEqual(previousUrl, null);
-    assert.notEqual(nextUrl, null);
-  });
-
-  test(`8.4 current page empty, reverse (${name})`, async () => {
-    const p = new ExamplePagination();
-    const url = `${HOST}/?cursor=${encodeURIComponent(encodeCursorToken({ offset: 0, reverse: true, position: '100' }))}`;
-    await p.paginateQueryset(source(), req(url));
-    const [previous, current, next, previousUrl, nextUrl] = await getPages(p, source(), p.getNextLink()!);
-    assert.deepEqual(current, []);
-    assert.deepEqual(previous, [7, 7, 7, 7, 8]);
-    assert.equal(next, null);
-    assert.notEqual(previousUrl, null);
-    assert.equal(nextUrl, null);
-  });
-
-  test(`8.4 page_size=20 and page_size=30 (capped to 20) (${name})`, async () => {
-    for (const size of [20, 30]) {
-      const p = new ExamplePagination();
-      const [previous, current, next, , nextUrl] = await getPages(p, source(), `/?page_size=${size}`);
-      assert.equal(previous, null);
-      assert.deepEqual(current, VALUES.slice(0, 20));
-      assert.deepEqual(next, [7, 7, 7, 8, 9, 9, 9, 9, 9, 9]);
-      const [previous2, current2, next2] = await getPages(p, source(), nextUrl!);
-      assert.deepEqual(previous2, VALUES.slice(0, 20));
-      assert.deepEqual(current2, [7, 7, 7, 8, 9, 9, 9, 9, 9, 9]);
-      assert.equal(next2, null);
-      assert.match(nextUrl!, new RegExp(`page_size=${size}`));
-    }
-  });
-}
-
-test('8.4 use with OrderingFilter (view ordering `created`)', () => {
-  const p = new ExamplePagination();
-  const view = { filterBackends: [OrderingFilter], orderingFields: ['username', 'created'], ordering: 'created' };
-  const qs = new ArrayQueryset<Row>([]);
-  assert.deepEqual(p.getOrdering(req('/?ordering=username'), qs, view), ['username']);
-  assert.deepEqual(p.getOrdering(req('/?ordering=-username'), qs, view), ['-username']);
-  assert.deepEqual(p.getOrdering(req('/?ordering=invalid'), qs, view), ['created']);
-});
-
-test('8.4 use with OrderingFilter without a view ordering (main): the paginator ordering', () => {
-  const p = new ExamplePagination();
-  const view = { filterBackends: [OrderingFilter], orderingFields: ['username', 'created'] };
-  const qs = new ArrayQueryset<Row>([]);
-  assert.deepEqual(p.getOrdering(req('/'), qs, view), ['created']);
-  assert.deepEqual(p.getOrdering(req('/?ordering=username'), qs, view), ['username']);
-  assert.deepEqual(p.getOrdering(req('/?ordering=invalid'), qs, view), ['created']);
-});
-
-test('the ordering filter drives the query', async () => {
-  const rows = data.map((r) => ({ ...r, username: `u${String(31 - r.id).padStart(2, '0')}` }));
-  const view = { filterBackends: [OrderingFilter], orderingFields: ['username', 'created'], ordering: 'created' };
-  const p = new ExamplePagination();
-  const page = await p.paginateQueryset(rows, req('/?ordering=username'), view);
-  assert.deepEqual(page!.map((r) => r.id), [30, 29, 28, 27, 26]);
-  assert.equal(p.getNextLink(), `${HOST}/?cursor=${encodeURIComponent(encodeCursorToken({ offset: 0, reverse: false, position: 'u05' }))}&ordering=username`);
-});
+const data = cursorRows();
 
 test('misconfigured ordering: ImproperlyConfigured (500)', async () => {
   const none = new (class extends ExamplePagination {

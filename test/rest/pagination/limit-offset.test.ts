@@ -1,123 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Request } from '../../../src/rest/request.js';
-import { createSettings, type SettingsInput } from '../../../src/rest/settings.js';
 import { ArrayQueryset } from '../../../src/rest/data/array.js';
-import { LimitOffsetPagination, PAGE_BREAK, type PageLink } from '../../../src/rest/pagination/index.js';
-
-const HOST = 'http://testserver';
-
-function req(url: string, settings: SettingsInput = {}): Request {
-  return new Request({ method: 'GET', target: url, headers: [['Host', 'testserver']], body: null, secure: false }, createSettings(settings));
-}
+import { LimitOffsetPagination, PAGE_BREAK } from '../../../src/rest/pagination/index.js';
+import { ARRAY_TARGETS, limitOffsetReferenceCases, link, range, req } from './cases.js';
 
 interface Row {
   id: number;
 }
 const rows = (n: number): Row[] => Array.from({ length: n }, (_, i) => ({ id: i + 1 }));
-const range = (a: number, b: number): number[] => Array.from({ length: b - a + 1 }, (_, i) => a + i);
 const ids = (page: Row[] | null): number[] | null => (page === null ? null : page.map((r) => r.id));
-const link = (url: string, number: number, isActive = false): PageLink => ({ url: HOST + url, number, isActive, isBreak: false });
 
-// --- reference 8.3 (items 1..100, default_limit 10, max_limit 15) ---
+// --- reference 8.3: the shared case table (cases.ts), here on the in-memory sources ---
 
-class UnitPagination extends LimitOffsetPagination {
-  override defaultLimit = 10;
-  override maxLimit = 15;
-}
-const hundred = new ArrayQueryset(rows(100));
-
-async function unit(url: string) {
-  const p = new UnitPagination();
-  const page = ids(await p.paginateQueryset(hundred, req(url)));
-  return { p, page };
-}
-
-test('8.3 no offset', async () => {
-  const { p, page } = await unit('/?limit=5');
-  assert.deepEqual(page, [1, 2, 3, 4, 5]);
-  assert.equal(p.getPreviousLink(), null);
-  assert.equal(p.getNextLink(), 'http://testserver/?limit=5&offset=5');
-  assert.deepEqual(p.getHtmlContext().page_links, [link('/?limit=5', 1, true), link('/?limit=5&offset=5', 2), link('/?limit=5&offset=10', 3), PAGE_BREAK, link('/?limit=5&offset=95', 20)]);
-  assert.equal(p.displayPageControls, true);
-  assert.equal(typeof p.toHtml(), 'string');
-});
-
-test('8.3 pagination not applied if limit or default_limit not set', async () => {
-  const p = new (class extends LimitOffsetPagination {
-    override defaultLimit = null;
-  })();
-  assert.equal(await p.paginateQueryset(hundred, req('/')), null);
-  // A client limit still turns pagination on.
-  assert.deepEqual(ids(await p.paginateQueryset(hundred, req('/?limit=2'))), [1, 2]);
-  // undefined -> PAGE_SIZE
-  const q = new LimitOffsetPagination();
-  assert.equal(await q.paginateQueryset(hundred, req('/')), null);
-  assert.deepEqual(ids(await q.paginateQueryset(hundred, req('/', { PAGE_SIZE: 4, DEFAULT_PAGINATION_CLASS: LimitOffsetPagination }))), [1, 2, 3, 4]);
-});
-
-test('8.3 single offset', async () => {
-  const { p, page } = await unit('/?limit=5&offset=1');
-  assert.deepEqual(page, [2, 3, 4, 5, 6]);
-  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=5');
-  assert.equal(p.getNextLink(), 'http://testserver/?limit=5&offset=6');
-  assert.deepEqual(p.getHtmlContext().page_links, [link('/?limit=5', 1), link('/?limit=5&offset=1', 2, true), link('/?limit=5&offset=6', 3), PAGE_BREAK, link('/?limit=5&offset=96', 21)]);
-});
-
-test('8.3 first offset', async () => {
-  const { p, page } = await unit('/?limit=5&offset=5');
-  assert.deepEqual(page, [6, 7, 8, 9, 10]);
-  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=5');
-  assert.equal(p.getNextLink(), 'http://testserver/?limit=5&offset=10');
-  assert.deepEqual(p.getHtmlContext().page_links, [link('/?limit=5', 1), link('/?limit=5&offset=5', 2, true), link('/?limit=5&offset=10', 3), PAGE_BREAK, link('/?limit=5&offset=95', 20)]);
-});
-
-test('8.3 middle offset', async () => {
-  const { p, page } = await unit('/?limit=5&offset=10');
-  assert.deepEqual(page, [11, 12, 13, 14, 15]);
-  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=5&offset=5');
-  assert.equal(p.getNextLink(), 'http://testserver/?limit=5&offset=15');
-  assert.deepEqual(p.getHtmlContext().page_links, [
-    link('/?limit=5', 1),
-    link('/?limit=5&offset=5', 2),
-    link('/?limit=5&offset=10', 3, true),
-    link('/?limit=5&offset=15', 4),
-    PAGE_BREAK,
-    link('/?limit=5&offset=95', 20),
-  ]);
-});
-
-test('8.3 ending offset', async () => {
-  const { p, page } = await unit('/?limit=5&offset=95');
-  assert.deepEqual(page, [96, 97, 98, 99, 100]);
-  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=5&offset=90');
-  assert.equal(p.getNextLink(), null);
-  assert.deepEqual(p.getHtmlContext().page_links, [link('/?limit=5', 1), PAGE_BREAK, link('/?limit=5&offset=85', 18), link('/?limit=5&offset=90', 19), link('/?limit=5&offset=95', 20, true)]);
-});
-
-test('8.3 erroneous offset (offset past the end): no crash, current page capped (5.3)', async () => {
-  const { p, page } = await unit('/?limit=5&offset=1000');
-  assert.deepEqual(page, []);
-  assert.equal(p.getNextLink(), null);
-  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=5&offset=995');
-  assert.deepEqual(p.getHtmlContext().page_links, [link('/?limit=5', 1), PAGE_BREAK, link('/?limit=5&offset=990', 18), link('/?limit=5&offset=995', 19), link('/?limit=5&offset=1000', 20, true)]);
-});
-
-test('8.3 invalid offset, invalid limit, zero limit', async () => {
-  assert.deepEqual((await unit('/?limit=5&offset=invalid')).page, [1, 2, 3, 4, 5]);
-  for (const url of ['/?limit=invalid&offset=0', '/?limit=0&offset=0']) {
-    const { p, page } = await unit(url);
-    assert.deepEqual(page, range(1, 10));
-    assert.equal(p.getNextLink(), 'http://testserver/?limit=10&offset=10');
-  }
-});
-
-test('8.3 max limit', async () => {
-  const { p, page } = await unit('/?limit=11235&offset=50');
-  assert.deepEqual(page, range(51, 65));
-  assert.equal(p.getNextLink(), 'http://testserver/?limit=15&offset=65');
-  assert.equal(p.getPreviousLink(), 'http://testserver/?limit=15&offset=35');
-});
+for (const target of ARRAY_TARGETS) limitOffsetReferenceCases(target);
 
 test('8.3 schema of the paginated response (main) and parameters', () => {
   const p = new LimitOffsetPagination();

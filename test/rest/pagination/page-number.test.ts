@@ -1,26 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Request } from '../../../src/rest/request.js';
-import { createSettings, type SettingsInput } from '../../../src/rest/settings.js';
+import { createSettings } from '../../../src/rest/settings.js';
 import { APIException, NotFound } from '../../../src/rest/errors.js';
 import { ArrayQueryset } from '../../../src/rest/data/array.js';
-import {
-  BasePagination,
-  EmptyPage,
-  PAGE_BREAK,
-  Page,
-  PageNotAnInteger,
-  PageNumberPagination,
-  Paginator,
-  type PageLink,
-} from '../../../src/rest/pagination/index.js';
-
-const HOST = 'http://testserver';
-
-function req(url: string, settings: SettingsInput = {}): Request {
-  const target = url.startsWith(HOST) ? url.slice(HOST.length) || '/' : url;
-  return new Request({ method: 'GET', target, headers: [['Host', 'testserver']], body: null, secure: false }, createSettings(settings));
-}
+import { EmptyPage, Page, PageNotAnInteger, PageNumberPagination, Paginator } from '../../../src/rest/pagination/index.js';
+import { ARRAY_TARGETS, link, pageNumberReferenceCases, req } from './cases.js';
 
 interface Row {
   id: number;
@@ -32,118 +17,14 @@ const rows = (from: number, to: number, step = 1): Row[] => {
 };
 const ids = (page: Row[] | null): number[] | null => (page === null ? null : page.map((r) => r.id));
 
-/** A generic list view in miniature: paginate, then the paginated response or the plain list; API errors become responses. */
-async function list(pagination: BasePagination | null, data: Row[], url: string): Promise<{ status: number; data: unknown; headers: [string, string][] }> {
-  const request = req(url);
-  try {
-    const page = pagination === null ? null : await pagination.paginateQueryset(data, request, null);
-    if (page === null) return { status: 200, data: ids(data), headers: [] };
-    const response = pagination!.getPaginatedResponse(ids(page)!);
-    return { status: response.status, data: response.data, headers: response.headerEntries() };
-  } catch (e) {
-    if (e instanceof APIException) return { status: e.status, data: e.body(), headers: [] };
-    throw e;
-  }
-}
+// --- reference 8.1 and 8.2: the shared case tables (cases.ts), here on the in-memory sources ---
 
-const link = (url: string, number: number, isActive = false): PageLink => ({ url: HOST + url, number, isActive, isBreak: false });
-
-// --- reference 8.1: integration (50 even items 2..100; page_size 5; page_size param; max 20) ---
-
-class BasicPagination extends PageNumberPagination {
-  override pageSize = 5;
-  override pageSizeQueryParam = 'page_size';
-  override maxPageSize = 20;
-}
-const evens = rows(2, 100, 2);
-
-test('8.1 filtered items are paginated', async () => {
-  const r = await list(new BasicPagination(), evens, '/?page=2');
-  assert.equal(r.status, 200);
-  assert.equal(JSON.stringify(r.data), JSON.stringify({ count: 50, next: 'http://testserver/?page=3', previous: 'http://testserver/', results: [12, 14, 16, 18, 20] }));
-  assert.deepEqual(r.headers, []);
-});
-
-test('8.1 setting page size', async () => {
-  const r = await list(new BasicPagination(), evens, '/?page_size=10');
-  assert.deepEqual(r.data, { count: 50, next: 'http://testserver/?page=2&page_size=10', previous: null, results: [2, 4, 6, 8, 10, 12, 14, 16, 18, 20] });
-});
-
-test('8.1 setting page size over the maximum', async () => {
-  const r = await list(new BasicPagination(), evens, '/?page_size=1000');
-  assert.deepEqual(r.data, { count: 50, next: 'http://testserver/?page=2&page_size=1000', previous: null, results: rows(2, 40, 2).map((x) => x.id) });
-});
-
-test('8.1 setting page size to zero', async () => {
-  const r = await list(new BasicPagination(), evens, '/?page_size=0');
-  assert.deepEqual(r.data, { count: 50, next: 'http://testserver/?page=2&page_size=0', previous: null, results: [2, 4, 6, 8, 10] });
-});
-
-test('8.1 additional query params are preserved', async () => {
-  const r = await list(new BasicPagination(), evens, '/?page=2&filter=even');
-  assert.deepEqual(r.data, { count: 50, next: 'http://testserver/?filter=even&page=3', previous: 'http://testserver/?filter=even', results: [12, 14, 16, 18, 20] });
-});
-
-test('8.1 empty query params are preserved', async () => {
-  const r = await list(new BasicPagination(), evens, '/?page=2&filter=');
-  assert.deepEqual(r.data, { count: 50, next: 'http://testserver/?filter=&page=3', previous: 'http://testserver/?filter=', results: [12, 14, 16, 18, 20] });
-});
-
-test('8.1 404 for page zero and an invalid page', async () => {
-  for (const url of ['/?page=0', '/?page=invalid']) {
-    const r = await list(new BasicPagination(), evens, url);
-    assert.equal(r.status, 404);
-    assert.equal(JSON.stringify(r.data), '{"detail":"Invalid page."}');
-  }
-});
-
-test('8.1 unpaginated list (no pagination class)', async () => {
-  const r = await list(null, rows(1, 100), '/?page=2');
-  assert.deepEqual(r.data, rows(1, 100).map((x) => x.id));
-});
-
-// --- reference 8.2: unit (items 1..100, page_size 5) ---
+for (const target of ARRAY_TARGETS) pageNumberReferenceCases(target);
 
 class FivePagination extends PageNumberPagination {
   override pageSize = 5;
 }
 const hundred = rows(1, 100);
-
-for (const url of ['/', '/?page=']) {
-  test(`8.2 no page number (${url})`, async () => {
-    const p = new FivePagination();
-    const page = await p.paginateQueryset(new ArrayQueryset(hundred), req(url));
-    assert.deepEqual(ids(page), [1, 2, 3, 4, 5]);
-    assert.equal(p.getPreviousLink(), null);
-    assert.equal(p.getNextLink(), 'http://testserver/?page=2');
-    assert.deepEqual(p.getPaginatedResponse([]).data, { count: 100, next: 'http://testserver/?page=2', previous: null, results: [] });
-    const ctx = p.getHtmlContext();
-    assert.deepEqual(ctx.page_links, [link('/', 1, true), link('/?page=2', 2), link('/?page=3', 3), PAGE_BREAK, link('/?page=20', 20)]);
-    assert.equal(p.displayPageControls, true);
-    assert.equal(typeof p.toHtml(), 'string');
-  });
-}
-
-test('8.2 second page', async () => {
-  const p = new FivePagination();
-  assert.deepEqual(ids(await p.paginateQueryset(hundred, req('/?page=2'))), [6, 7, 8, 9, 10]);
-  assert.equal(p.getPreviousLink(), 'http://testserver/');
-  assert.equal(p.getNextLink(), 'http://testserver/?page=3');
-  assert.deepEqual(p.getHtmlContext().page_links, [link('/', 1), link('/?page=2', 2, true), link('/?page=3', 3), PAGE_BREAK, link('/?page=20', 20)]);
-});
-
-test('8.2 last page', async () => {
-  const p = new FivePagination();
-  assert.deepEqual(ids(await p.paginateQueryset(hundred, req('/?page=last'))), [96, 97, 98, 99, 100]);
-  assert.equal(p.getPreviousLink(), 'http://testserver/?page=19');
-  assert.equal(p.getNextLink(), null);
-  assert.deepEqual(p.getHtmlContext().page_links, [link('/', 1), PAGE_BREAK, link('/?page=18', 18), link('/?page=19', 19), link('/?page=20', 20, true)]);
-});
-
-test('8.2 invalid page', async () => {
-  const p = new FivePagination();
-  await assert.rejects(p.paginateQueryset(hundred, req('/?page=invalid')), (e: unknown) => e instanceof NotFound && e.status === 404 && e.detail === 'Invalid page.');
-});
 
 test('8.2 schema of the paginated response (main)', () => {
   const p = new FivePagination();
@@ -178,30 +59,6 @@ test('schema operation parameters (section 6)', () => {
   ]);
 });
 
-// Override paginator: count forced to 1.
-class OnePagePaginator extends Paginator {
-  override async count(): Promise<number> {
-    return 1;
-  }
-}
-class OverriddenPagination extends FivePagination {
-  override paginatorClass = OnePagePaginator;
-}
-
-test('8.2 override paginator (count forced to 1): no page number', async () => {
-  const p = new OverriddenPagination();
-  assert.deepEqual(ids(await p.paginateQueryset(hundred, req('/'))), [1]);
-  assert.equal(p.getPreviousLink(), null);
-  assert.equal(p.getNextLink(), null);
-  assert.deepEqual(p.getPaginatedResponse([1]).data, { count: 1, next: null, previous: null, results: [1] });
-  assert.deepEqual(p.getHtmlContext().page_links, [link('/', 1, true)]);
-  assert.equal(p.displayPageControls, false);
-});
-
-test('8.2 override paginator (count forced to 1): invalid page', async () => {
-  await assert.rejects(new OverriddenPagination().paginateQueryset(hundred, req('/?page=invalid')), NotFound);
-  await assert.rejects(new OverriddenPagination().paginateQueryset(hundred, req('/?page=2')), NotFound);
-});
 
 // --- reference 2.1 table (1000 rows, page_size 10, max 100) ---
 

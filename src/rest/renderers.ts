@@ -62,6 +62,7 @@ export interface Renderer {
 export type RendererClass = new () => Renderer;
 
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
+const HAS_LINE_SEPARATOR = /[\u2028\u2029]/;
 
 /**
  * JSON as Django REST framework writes it: compact (`{"a":1}`), non-ASCII
@@ -84,7 +85,7 @@ export class JSONRenderer implements Renderer {
     if (data === undefined) return '';
     const indent = acceptedMediaType !== null && acceptedMediaType.includes('indent') ? indentOf(acceptedMediaType) : null;
     const text = indent === null ? JSON.stringify(data) : JSON.stringify(data, null, indent);
-    return LINE_SEPARATORS.test(text) ? text.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) : text;
+    return HAS_LINE_SEPARATOR.test(text) ? text.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) : text;
   }
 }
 

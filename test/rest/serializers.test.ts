@@ -497,3 +497,16 @@ test('serializing 1000 rows with hyperlinks stays cheap (compiled once per class
   assert.equal(data[999]?.url, 'http://testserver/v1/items/1000/');
   assert.ok(ms < 1000, `took ${ms} ms`);
 });
+
+test('formatDateTime agrees with toISOString for every instant in years 0000-9999 (fast path and fallback)', async () => {
+  const fc = (await import('fast-check')).default;
+  const { formatDateTime: fmt } = await import('../../src/rest/serializers.js');
+  fc.assert(
+    fc.property(fc.integer({ min: -62167219200000, max: 253402300799999 }), (t) => {
+      const iso = new Date(t).toISOString();
+      const want = iso.slice(20, 23) === '000' ? iso.slice(0, 19) + 'Z' : iso.slice(0, 23) + '000Z';
+      return fmt(new Date(t)) === want;
+    }),
+    { numRuns: 5000 },
+  );
+});

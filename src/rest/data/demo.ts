@@ -143,14 +143,14 @@ export async function openDemoDatabase(url: string, options: DemoOptions = {}): 
   return openSqlite(path, rows, options);
 }
 
-function handle(kind: SqlDialectKind, db: Kysely<DemoDatabase>, created: boolean, rowCount: number): DemoDatabaseHandle {
+function handle(kind: SqlDialectKind, db: Kysely<DemoDatabase>, created: boolean, rowCount: number, sqliteDatabase?: Database.Database): DemoDatabaseHandle {
   let items: SqlQueryset<Item> | null = null;
   return {
     kind,
     db,
     created,
     rowCount,
-    items: () => (items ??= new SqlQueryset<Item>({ db, table: 'item', fields: itemFields, dialect: kind })),
+    items: () => (items ??= new SqlQueryset<Item>({ db, table: 'item', fields: itemFields, dialect: kind, ...(sqliteDatabase ? { sqliteDatabase } : {}) })),
     close: () => db.destroy(),
   };
 }
@@ -209,7 +209,7 @@ async function openSqlite(path: string, rows: number, options: DemoOptions): Pro
     // releasing it around each one (saves the fcntl/stat calls, about a quarter of a keyset query).
     // Other connections and processes can still read; writers wait until this one closes.
     if (options.exclusiveReads !== false) database.pragma('locking_mode = EXCLUSIVE');
-    return handle('sqlite', createSqliteKysely<DemoDatabase>(database), created, rowCount);
+    return handle('sqlite', createSqliteKysely<DemoDatabase>(database), created, rowCount, database);
   } catch (err) {
     database.close();
     throw err;

@@ -99,6 +99,14 @@ export interface SqlQuerysetOptions {
   readonly primaryKey?: string;
   /** Which database `db` talks to. */
   readonly dialect: SqlDialectKind;
+  /**
+   * SQLite only: the better-sqlite3 handle under `db`. Reads then run on it
+   * directly through a statement cache, skipping Kysely's asynchronous driver
+   * and its connection mutex (about a tenth of a keyset page's cost). Leave it
+   * out when the same connection runs Kysely transactions concurrently with
+   * reads that must not see them.
+   */
+  readonly sqliteDatabase?: Database.Database;
 }
 
 type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
@@ -125,6 +133,8 @@ interface Core {
   readonly defaultTerms: readonly Term[];
   /** Runs queries. */
   readonly db: SqlExecutor;
+  /** SQLite fast path: a prepared statement per SQL text, or null. */
+  readonly direct: ((sql: string) => Database.Statement) | null;
   /** Builds and compiles queries (no connection). */
   readonly builder: AnyDb;
   readonly table: string;
@@ -336,8 +346,11 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   async #run(kind: string, build: () => { compile(): CompiledQuery }, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
     const compiled = this.#compiled(kind, build, params);
     const core = this.#core;
-    const result = await core.db.executeQuery<Record<string, unknown>>({ sql: compiled.sql, parameters: params, query: compiled.query, queryId: compiled.queryId });
-    const rows = result.rows;
+    const direct = core.direct;
+    const rows =
+      direct !== null
+        ? (direct(compiled.sql).all(...params) as Record<string, unknown>[])
+        : (await core.db.executeQuery<Record<string, unknown>>({ sql: compiled.sql, parameters: params, query: compiled.query, queryId: compiled.queryId })).rows;
     if (core.convert.length > 0 && kind !== 'count' && kind !== 'cap') convertRows(core, rows);
     return rows;
   }
@@ -366,7 +379,21 @@ function makeCore(options: SqlQuerysetOptions): Core {
     if (dialect === 'sqlite' ? t === 'datetime' || t === 'boolean' : t === 'integer' || t === 'float') convert.push({ field, type: t });
   }
   if (typeof (db as SqlExecutor | undefined)?.executeQuery !== 'function') throw new ConfigurationError('SqlQueryset needs a Kysely instance as db');
-  return { options, defaultTerms: Object.freeze([{ field: pk, desc: false }]), db, builder: compiler(dialect), table, fields, names: Object.freeze(Object.keys(fields)), pk, dialect, sqlByShape: new Map(), convert };
+  let direct: Core['direct'] = null;
+  const handle = options.sqliteDatabase;
+  if (handle !== undefined) {
+    if (dialect !== 'sqlite' || typeof handle?.prepare !== 'function') throw new ConfigurationError('SqlQueryset sqliteDatabase must be a better-sqlite3 Database, with dialect sqlite');
+    const statements = new Map<string, Database.Statement>();
+    direct = (text) => {
+      let stmt = statements.get(text);
+      if (stmt === undefined) {
+        if (statements.size >= 256) statements.clear();
+        statements.set(text, (stmt = handle.prepare(text)));
+      }
+      return stmt;
+    };
+  }
+  return { options, defaultTerms: Object.freeze([{ field: pk, desc: false }]), db, direct, builder: compiler(dialect), table, fields, names: Object.freeze(Object.keys(fields)), pk, dialect, sqlByShape: new Map(), convert };
 }
 
 const compilers: Partial<Record<SqlDialectKind, AnyDb>> = {};

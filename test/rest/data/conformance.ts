@@ -354,6 +354,7 @@ export async function sqlSource<Row extends object>(
   fields: Readonly<Record<string, FieldInfo>>,
   rows: readonly Row[],
   primaryKey = 'id',
+  sqliteDatabase?: import('better-sqlite3').Database,
 ): Promise<SqlQueryset<Row>> {
   const names = Object.keys(fields);
   const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
@@ -370,7 +371,7 @@ export async function sqlSource<Row extends object>(
     });
     if (values.length > 0) await (db as unknown as Kysely<Record<string, Record<string, unknown>>>).insertInto(table).values(values).execute();
   }
-  return new SqlQueryset<Row>({ db, table, fields, primaryKey, dialect });
+  return new SqlQueryset<Row>({ db, table, fields, primaryKey, dialect, ...(sqliteDatabase ? { sqliteDatabase } : {}) });
 }
 
 /** The PostgreSQL the tests use, or why not. */

@@ -44,6 +44,21 @@ if (probe.url === null && probe.skip === undefined) {
 }
 
 {
+  // The same suite on the direct better-sqlite3 path (sqliteDatabase), which skips Kysely's driver.
+  let db: Kysely<never> | null = null;
+  conformanceSuite({
+    name: 'SqlQueryset (SQLite, direct statements)',
+    estimates: false,
+    async open(rows, fields) {
+      const handle = new Database(':memory:');
+      db = createSqliteKysely<never>(handle);
+      return sqlSource<ConformanceRow>(db, 'sqlite', 'conformance', fields, rows, 'id', handle);
+    },
+    close: async () => db?.destroy(),
+  });
+}
+
+{
   let scope: Awaited<ReturnType<typeof postgresSchema>> | null = null;
   conformanceSuite({
     name: 'SqlQueryset (PostgreSQL)',

@@ -11,6 +11,7 @@ import type { Request } from '../request.js';
 import { Response } from '../response.js';
 import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
 import { exactCount, type CountStrategy } from './count.js';
+import { resolvePageSize } from './page-number.js';
 import { NUMBERS_TEMPLATE, getDisplayedPageNumbers, getPageLinks, renderTemplate, type PaginationTemplate } from './html.js';
 
 interface State {
@@ -78,14 +79,7 @@ export class LimitOffsetPagination extends BasePagination {
 
   /** The limit for this request, or `null` for no pagination. */
   getLimit(request: Request): number | null {
-    if (this.limitQueryParam) {
-      const raw = request.query.get(this.limitQueryParam);
-      if (raw !== null) {
-        const n = positiveInt(raw, { strict: true, cutoff: this.maxLimit });
-        if (n !== null) return n;
-      }
-    }
-    return this.defaultLimit === undefined ? request.settings.PAGE_SIZE : this.defaultLimit;
+    return resolvePageSize(request, { pageSize: this.defaultLimit, pageSizeQueryParam: this.limitQueryParam || null, maxPageSize: this.maxLimit });
   }
 
   /** The offset for this request (0 when absent or invalid). */

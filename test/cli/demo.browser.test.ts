@@ -25,40 +25,17 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildDemoApi } from '../../src/cli/demo.js';
 import { openDemoDatabase, type DemoDatabaseHandle } from '../../src/rest/data/demo.js';
+import { ARTIFACTS, assertChromium, assertNoHorizontalScroll, browserSkip, controls, launchChromium, openPage, type Browser, type Page } from '../support/browser.js';
 import { serveApi, type Served } from '../support/rest.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** A made-up host name that Chromium resolves to 127.0.0.1 (for the host-name scheme; nothing is looked up). */
 const V2_HOST = 'v2.example.com';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  `--host-resolver-rules=MAP ${V2_HOST} 127.0.0.1`,
-];
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const ROWS = 2000;
-const hasChromium = existsSync(CHROMIUM);
-const inCI = Boolean(process.env.CI);
-const skip = !hasChromium && !inCI ? `headless Chromium not found at ${CHROMIUM} (apt-get install chromium); browser tests skipped (they fail instead when CI is set)` : false;
-
-// What the page functions below use of the DOM (the project compiles without the DOM lib).
-declare const document: { readonly documentElement: { readonly scrollWidth: number } };
-declare const window: { readonly innerWidth: number };
-
-type Browser = import('playwright-core').Browser;
-type Page = import('playwright-core').Page;
 
 /** The `id` values shown in the rendered JSON, in order. */
 async function ids(page: Page): Promise<number[]> {
@@ -70,22 +47,6 @@ async function ids(page: Page): Promise<number[]> {
 function range(from: number, to: number): number[] {
   const step = to >= from ? 1 : -1;
   return Array.from({ length: Math.abs(to - from) + 1 }, (_, i) => from + i * step);
-}
-
-/** The pagination items as the user reads them: `«`, numbers, `…`, `»`, with [current] and (disabled) marks. */
-async function controls(page: Page): Promise<string> {
-  return page.locator('nav[aria-label="Pagination"] li').evaluateAll((items) =>
-    items
-      .map((li) => {
-        const a = li.querySelector('a');
-        const text = (li.textContent ?? '').trim();
-        if (a === null) return text;
-        if (a.getAttribute('aria-current') === 'page') return `[${text}]`;
-        if (a.getAttribute('aria-disabled') === 'true') return `(${text})`;
-        return text;
-      })
-      .join(' '),
-  );
 }
 
 /** The value the page shows under "Version" in its request summary. */
@@ -100,15 +61,8 @@ async function shownJson(page: Page): Promise<unknown> {
   return JSON.parse(await page.locator('pre.json').innerText()) as unknown;
 }
 
-/** Fails when the page scrolls sideways (content wider than the viewport). */
-async function assertNoHorizontalScroll(page: Page): Promise<void> {
-  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
-  assert.ok(scroll <= width, `page is ${scroll}px wide in a ${width}px viewport`);
-}
-
-test('demo catalog in headless Chromium', { skip, timeout: 60_000 }, async (t: TestContext) => {
-  if (!hasChromium) assert.fail(`${CHROMIUM} is missing: the browser tests need it (CI is set, so they fail instead of skipping)`);
-  const { chromium } = await import('playwright-core');
+test('demo catalog in headless Chromium', { skip: browserSkip, timeout: 60_000 }, async (t: TestContext) => {
+  assertChromium();
 
   const dir = mkdtempSync(join(tmpdir(), 'eventide-demo-browser-'));
   let demo: DemoDatabaseHandle | null = null;
@@ -122,21 +76,15 @@ test('demo catalog in headless Chromium', { skip, timeout: 60_000 }, async (t: T
     const { origin, port } = served;
     mkdirSync(ARTIFACTS, { recursive: true });
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    browser = await launchChromium([`--host-resolver-rules=MAP ${V2_HOST} 127.0.0.1`]);
     const foreign: string[] = [];
-    const open = async (options: { width?: number; height?: number; headers?: Record<string, string> } = {}): Promise<Page> => {
-      const context = await browser!.newContext({
-        viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
-        colorScheme: 'light',
-        javaScriptEnabled: false,
-        extraHTTPHeaders: options.headers ?? {},
-      });
-      const page = await context.newPage();
-      page.on('request', (r) => {
-        if (!r.url().startsWith(origin + '/') && !r.url().startsWith(`http://${V2_HOST}:${port}/`)) foreign.push(r.url());
-      });
-      return page;
-    };
+    const open = (options: { width?: number; height?: number; headers?: Record<string, string> } = {}): Promise<Page> =>
+      openPage(
+        browser!,
+        { width: options.width ?? 1280, height: options.height ?? 800, colorScheme: 'light', headers: options.headers ?? {} },
+        [origin + '/', `http://${V2_HOST}:${port}/`],
+        foreign,
+      );
 
     await t.test('/page/items/: rows, controls, next, the last page number, page 1', async () => {
       const page = await open();

@@ -17,8 +17,7 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, statSync } from 'node:fs';
 import { EventBase } from '../../src/event/base.js';
 import { EventHttp } from '../../src/http/server.js';
 import { RestApi } from '../../src/rest/api.js';
@@ -30,14 +29,8 @@ import type { Request } from '../../src/rest/request.js';
 import type { PaginationClass } from '../../src/rest/settings.js';
 import { path } from '../../src/rest/urls.js';
 import { URLPathVersioning } from '../../src/rest/versioning.js';
+import { ARTIFACTS, assertChromium, assertNoHorizontalScroll, browserSkip, controls, launchChromium, openPage, type Browser, type Page } from '../support/browser.js';
 import { sleep } from '../support/net.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
-const hasChromium = existsSync(CHROMIUM);
-const inCI = Boolean(process.env.CI);
-const skip = !hasChromium && !inCI ? `headless Chromium not found at ${CHROMIUM} (apt-get install chromium); browser tests skipped (they fail instead when CI is set)` : false;
 
 // ------------------------------------------------------------------ the API
 
@@ -103,12 +96,8 @@ function buildApi(): RestApi {
 // ------------------------------------------------------------------ browser helpers
 
 // What the page functions below use of the DOM (the project compiles without the DOM lib).
-declare const document: { readonly documentElement: { readonly scrollWidth: number }; readonly body: unknown };
-declare const window: { readonly innerWidth: number };
+declare const document: { readonly body: unknown };
 declare function getComputedStyle(element: unknown): { readonly backgroundColor: string; readonly color: string };
-
-type Browser = import('playwright-core').Browser;
-type Page = import('playwright-core').Page;
 
 /** The `name` values of the rows shown in the JSON. */
 async function names(page: Page): Promise<string[]> {
@@ -120,33 +109,10 @@ function range(from: number, to: number): string[] {
   return Array.from({ length: to - from + 1 }, (_, i) => `item-${String(from + i).padStart(3, '0')}`);
 }
 
-/** The pagination items as the user reads them: `«`, numbers, `…`, `»`, with [current] and (disabled) marks. */
-async function controls(page: Page): Promise<string> {
-  return page.locator('nav[aria-label="Pagination"] li').evaluateAll((items) =>
-    items
-      .map((li) => {
-        const a = li.querySelector('a');
-        const text = (li.textContent ?? '').trim();
-        if (a === null) return text;
-        if (a.getAttribute('aria-current') === 'page') return `[${text}]`;
-        if (a.getAttribute('aria-disabled') === 'true') return `(${text})`;
-        return text;
-      })
-      .join(' '),
-  );
-}
-
-/** Fails when the page scrolls sideways (content wider than the viewport). */
-async function assertNoHorizontalScroll(page: Page): Promise<void> {
-  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
-  assert.ok(scroll <= width, `page is ${scroll}px wide in a ${width}px viewport`);
-}
-
 // ------------------------------------------------------------------ the test
 
-test('browsable interface in headless Chromium', { skip, timeout: 110_000 }, async (t: TestContext) => {
-  if (!hasChromium) assert.fail(`${CHROMIUM} is missing: the browser tests need it (CI is set, so they fail instead of skipping)`);
-  const { chromium } = await import('playwright-core');
+test('browsable interface in headless Chromium', { skip: browserSkip, timeout: 110_000 }, async (t: TestContext) => {
+  assertChromium();
 
   const base = new EventBase();
   const http = new EventHttp(base);
@@ -170,21 +136,9 @@ test('browsable interface in headless Chromium', { skip, timeout: 110_000 }, asy
 
   let browser: Browser | null = null;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    browser = await launchChromium();
     const foreign: string[] = [];
-    const open = async (options: { width: number; height: number; colorScheme: 'light' | 'dark' }): Promise<Page> => {
-      const context = await browser!.newContext({
-        viewport: { width: options.width, height: options.height },
-        colorScheme: options.colorScheme,
-        javaScriptEnabled: false,
-        extraHTTPHeaders: {},
-      });
-      const page = await context.newPage();
-      page.on('request', (r) => {
-        if (!r.url().startsWith(origin + '/')) foreign.push(r.url());
-      });
-      return page;
-    };
+    const open = (options: { width: number; height: number; colorScheme: 'light' | 'dark' }): Promise<Page> => openPage(browser!, options, [origin + '/'], foreign);
 
     await t.test('page-number list: rows, controls, next, a page number, page 1, aria', async () => {
       const page = await open({ width: 1280, height: 800, colorScheme: 'light' });

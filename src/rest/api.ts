@@ -164,7 +164,10 @@ export class RestApi {
   /**
    * Serves this API on an `EventHttp` server: installs the default
    * callback and allows every method a view may handle (OPTIONS and PATCH
-   * included).
+   * included). A client that disconnects before its response is ready
+   * costs nothing more: the view finishes and its response is dropped. A
+   * response header the codec refuses (a control character) becomes a
+   * logged 500.
    * @example
    * ```ts
    * api.serve(http);
@@ -196,7 +199,9 @@ export class RestApi {
 
   /**
    * A `(req, res)` handler for `node:http` (and frameworks that take one).
-   * Bodies larger than `MAX_BODY_SIZE` get 413 without being buffered.
+   * Bodies larger than `MAX_BODY_SIZE` get 413 without being buffered; a
+   * client that disconnects early has its response dropped; a header value
+   * node:http refuses becomes a logged 500.
    * @example
    * ```ts
    * import { createServer } from 'node:http';

@@ -5,6 +5,7 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { RestApi } from '../../src/rest/api.js';
 import { APIView, apiView, setErrorLogger } from '../../src/rest/views.js';
 import { Response } from '../../src/rest/response.js';
@@ -57,6 +58,13 @@ class Vendor extends APIView {
   }
 }
 
+class Slow extends APIView {
+  override async get() {
+    await new Promise((r) => setTimeout(r, 100));
+    return new Response({ late: true });
+  }
+}
+
 class BadHeader extends APIView {
   override get() {
     return new Response({ ok: true }, { headers: { 'X-Bad': 'a\r\nInjected: 1' } });
@@ -77,6 +85,7 @@ function makeApi(): RestApi {
       path('vendor/', Vendor.asView(), { name: 'vendor' }),
       path('ping/', ping, { name: 'ping' }),
       path('bad-header/', BadHeader.asView(), { name: 'bad-header' }),
+      path('slow/', Slow.asView(), { name: 'slow' }),
     ],
     settings: { MAX_BODY_SIZE: 1024, DEFAULT_RENDERER_CLASSES: [JSONRenderer, BrowsableAPIRenderer] },
   });
@@ -170,6 +179,18 @@ for (const transport of TRANSPORTS) {
       assert.equal(r.headers.get('injected'), null);
       assert.equal(errors.length, before + 1);
       assert.equal((await call(`${s.origin}/hello/`)).status, 200);
+    });
+
+    test('a client that vanishes while its view runs: the late response is dropped, nothing is logged, the server keeps serving', async () => {
+      const before = errors.length;
+      const sock = connect(s.port, '127.0.0.1');
+      sock.on('error', () => {});
+      sock.write('GET /slow/ HTTP/1.1\r\nHost: x\r\n\r\n');
+      await new Promise((r) => setTimeout(r, 20));
+      sock.destroy();
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(errors.length, before);
+      assert.deepEqual((await call(`${s.origin}/slow/`)).body, { late: true });
     });
 
     test('NotFound keeps its own detail', async () => {

@@ -129,7 +129,9 @@ export class RestApi {
 
   #notFound(request: Request): Response {
     if (this.#appendSlash && !request.path.endsWith('/') && (request.method === 'GET' || request.method === 'HEAD') && this.urlconf.resolve(request.path + '/') !== null) {
-      const location = request.rawPath + '/' + (request.queryString ? '?' + request.queryString : '');
+      // A path starting with `//` would make a protocol-relative Location (an open redirect): escape it as Django does.
+      const target = request.rawPath.startsWith('//') ? '/%2F' + request.rawPath.slice(2) : request.rawPath;
+      const location = target + '/' + (request.queryString ? '?' + request.queryString : '');
       return new Response(undefined, { status: 301, headers: { Location: location } });
     }
     return exceptionHandler(new NotFound(), request);

@@ -11,7 +11,7 @@ import { APIView, apiView, setErrorLogger } from '../../src/rest/views.js';
 import { Response } from '../../src/rest/response.js';
 import { JSONRenderer, BrowsableAPIRenderer } from '../../src/rest/renderers.js';
 import { NotFound, APIException } from '../../src/rest/errors.js';
-import { path } from '../../src/rest/urls.js';
+import { path, rePath } from '../../src/rest/urls.js';
 import type { Request } from '../../src/rest/request.js';
 import { TRANSPORTS, serveApi, call, callRaw, type Served } from '../support/rest.js';
 
@@ -86,6 +86,7 @@ function makeApi(): RestApi {
       path('ping/', ping, { name: 'ping' }),
       path('bad-header/', BadHeader.asView(), { name: 'bad-header' }),
       path('slow/', Slow.asView(), { name: 'slow' }),
+      rePath('^/(?P<rest>.+)/$', Hello.asView(), { name: 'double-slash' }),
     ],
     settings: { MAX_BODY_SIZE: 1024, DEFAULT_RENDERER_CLASSES: [JSONRenderer, BrowsableAPIRenderer] },
   });
@@ -123,6 +124,9 @@ for (const transport of TRANSPORTS) {
       assert.equal(r.headers.get('location'), '/hello/?x=1');
       const p = await call(`${s.origin}/hello`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
       assert.equal(p.status, 404);
+      const evil = await callRaw(s.origin, '//evil.example/x');
+      assert.equal(evil.status, 301);
+      assert.equal(evil.headers.get('location'), '/%2Fevil.example/x/', 'never a protocol-relative Location');
     });
 
     test('405 with Allow and DRF text', async () => {

@@ -178,10 +178,17 @@ async function runWorker(o: ServeOptions): Promise<number> {
   const db = await openDb(o, true);
   const [, handle] = (await once(process, 'message')) as [unknown, Server];
   const server = await serveOne(o, db, handle);
+  // Stop on SIGINT/SIGTERM, and when the primary goes away (its IPC channel closes).
+  const stopped = new Promise<void>((resolve) => {
+    onStopSignal(() => resolve());
+    process.once('disconnect', () => resolve());
+  });
   process.send?.('ready');
-  await new Promise<void>((resolve) => onStopSignal(() => resolve()));
+  await stopped;
   await server.stop();
   await db.close();
+  // The IPC channel to the primary would keep this process alive.
+  if (process.connected) process.disconnect();
   return 0;
 }
 
@@ -218,8 +225,10 @@ export async function serve(args: readonly string[]): Promise<number> {
       await db.close();
       return 1;
     }
+    // Handlers first, then the announcement: a supervisor may signal as soon as it reads it.
+    const stopped = new Promise<void>((resolve) => onStopSignal(() => resolve()));
     process.stdout.write(`eventide demo API listening on http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${server.port}/ (${describeDb(o, db)})\n`);
-    await new Promise<void>((resolve) => onStopSignal(() => resolve()));
+    await stopped;
     process.stdout.write('eventide serve: shutting down\n');
     await server.stop();
     await db.close();
@@ -239,13 +248,25 @@ export async function serve(args: readonly string[]): Promise<number> {
   }
   const port = (listener.address() as { port: number }).port;
   const children: ChildProcess[] = [];
+  // Handlers before the first fork: a signal during start-up stops the workers started so far.
+  let stopRequested = false;
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+    onStopSignal((sig) => {
+      stopRequested = true;
+      for (const c of children) c.kill(sig);
+      resolve();
+    });
+  });
   const script = process.argv[1] as string;
-  for (let i = 0; i < o.workers; i++) {
+  for (let i = 0; i < o.workers && !stopRequested; i++) {
     const child = fork(script, ['serve', '--worker', '--database', o.database, '--rows', String(o.rows), ...(o.quiet ? ['--quiet'] : [])], { execArgv: process.execArgv });
     children.push(child);
     await once(child, 'spawn');
     child.send('server', listener);
-    const [ready] = await Promise.race([once(child, 'message'), once(child, 'exit').then(() => ['exit'])]);
+    const [ready] = await Promise.race([once(child, 'message'), once(child, 'exit').then(() => ['exit']), stopped.then(() => ['stop'])]);
+    if (ready === 'stop') break;
     if (ready !== 'ready') {
       process.stderr.write(`eventide serve: worker ${i + 1} failed to start\n`);
       for (const c of children) c.kill('SIGTERM');
@@ -254,15 +275,10 @@ export async function serve(args: readonly string[]): Promise<number> {
     }
   }
   listener.close();
-  process.stdout.write(`eventide demo API listening on http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/ (${description}, ${o.workers} workers)\n`);
   const exited = children.map((c) => (c.exitCode !== null ? Promise.resolve() : once(c, 'exit').then(() => undefined)));
-  await new Promise<void>((resolve) => {
-    onStopSignal((sig) => {
-      for (const c of children) c.kill(sig);
-      resolve();
-    });
-    void Promise.race(exited).then(resolve);
-  });
+  void Promise.race(exited).then(() => stop());
+  if (!stopRequested) process.stdout.write(`eventide demo API listening on http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/ (${description}, ${o.workers} workers)\n`);
+  await stopped;
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
   await Promise.all(exited);
   process.stdout.write('eventide serve: shut down\n');

@@ -95,6 +95,25 @@ test('--workers 2: several processes answer on one port and all stop on SIGTERM'
   assert.match(run.stdout(), /shut down/);
 });
 
+test('--workers: when the primary dies (SIGKILL), the workers stop serving too', async () => {
+  const file = join(dir, 'orphans.sqlite3');
+  const run = serve(['--database', file, '--rows', '50', '--workers', '2', '--quiet']);
+  const o = await origin(run);
+  assert.equal((await fetch(`${o}/page/items/`)).status, 200);
+  run.kill('SIGKILL');
+  await run.waitExit();
+  let refused = false;
+  for (let i = 0; i < 100 && !refused; i++) {
+    try {
+      await fetch(`${o}/page/items/`, { headers: { connection: 'close' } });
+      await new Promise((r) => setTimeout(r, 50));
+    } catch {
+      refused = true;
+    }
+  }
+  assert.ok(refused, 'the port stops answering once the workers notice the primary is gone');
+});
+
 test('serves the same API from PostgreSQL', async (t) => {
   const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/test' });

@@ -133,8 +133,10 @@ interface Core {
   readonly defaultTerms: readonly Term[];
   /** Runs queries. */
   readonly db: SqlExecutor;
-  /** SQLite fast path: a prepared statement per SQL text, or null. */
-  readonly direct: ((sql: string) => Database.Statement) | null;
+  /** SQLite fast path: a prepared statement per SQL text (raw: rows as arrays), or null. */
+  readonly direct: ((sql: string, raw: boolean) => Database.Statement) | null;
+  /** SQLite fast path: builds a converted row object from a raw row in `names` order. */
+  readonly makeRow: ((raw: unknown[]) => Record<string, unknown>) | null;
   /** Builds and compiles queries (no connection). */
   readonly builder: AnyDb;
   readonly table: string;
@@ -347,9 +349,17 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     const compiled = this.#compiled(kind, build, params);
     const core = this.#core;
     const direct = core.direct;
+    if (direct !== null && core.makeRow !== null && (kind === 'slice' || kind === 'from' || kind === 'all')) {
+      // Row queries select exactly core.names in order: read arrays and build rows of one fixed shape
+      // (better-sqlite3's object rows cost a property definition per column per row).
+      const raw = direct(compiled.sql, true).all(...params) as unknown[][];
+      const out: Record<string, unknown>[] = new Array(raw.length);
+      for (let i = 0; i < raw.length; i++) out[i] = core.makeRow(raw[i] as unknown[]);
+      return out;
+    }
     const rows =
       direct !== null
-        ? (direct(compiled.sql).all(...params) as Record<string, unknown>[])
+        ? (direct(compiled.sql, false).all(...params) as Record<string, unknown>[])
         : (await core.db.executeQuery<Record<string, unknown>>({ sql: compiled.sql, parameters: params, query: compiled.query, queryId: compiled.queryId })).rows;
     if (core.convert.length > 0 && kind !== 'count' && kind !== 'cap') convertRows(core, rows);
     return rows;
@@ -380,20 +390,26 @@ function makeCore(options: SqlQuerysetOptions): Core {
   }
   if (typeof (db as SqlExecutor | undefined)?.executeQuery !== 'function') throw new ConfigurationError('SqlQueryset needs a Kysely instance as db');
   let direct: Core['direct'] = null;
+  let makeRow: Core['makeRow'] = null;
   const handle = options.sqliteDatabase;
   if (handle !== undefined) {
     if (dialect !== 'sqlite' || typeof handle?.prepare !== 'function') throw new ConfigurationError('SqlQueryset sqliteDatabase must be a better-sqlite3 Database, with dialect sqlite');
     const statements = new Map<string, Database.Statement>();
-    direct = (text) => {
-      let stmt = statements.get(text);
+    const rawStatements = new Map<string, Database.Statement>();
+    direct = (text, raw) => {
+      const cache = raw ? rawStatements : statements;
+      let stmt = cache.get(text);
       if (stmt === undefined) {
-        if (statements.size >= 256) statements.clear();
-        statements.set(text, (stmt = handle.prepare(text)));
+        if (cache.size >= 256) cache.clear();
+        stmt = handle.prepare(text);
+        if (raw) stmt.raw(true);
+        cache.set(text, stmt);
       }
       return stmt;
     };
+    makeRow = rowFactory(Object.keys(fields), convert);
   }
-  return { options, defaultTerms: Object.freeze([{ field: pk, desc: false }]), db, direct, builder: compiler(dialect), table, fields, names: Object.freeze(Object.keys(fields)), pk, dialect, sqlByShape: new Map(), convert };
+  return { options, defaultTerms: Object.freeze([{ field: pk, desc: false }]), db, direct, makeRow, builder: compiler(dialect), table, fields, names: Object.freeze(Object.keys(fields)), pk, dialect, sqlByShape: new Map(), convert };
 }
 
 const compilers: Partial<Record<SqlDialectKind, AnyDb>> = {};
@@ -468,6 +484,23 @@ function toParam(dialect: SqlDialectKind, info: FieldInfo, field: string, value:
 
 function jsonParam(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? `${value}n` : value;
+}
+
+/**
+ * A function building one row object from a raw SQLite row (values in
+ * `names` order), converting datetimes and booleans as `convertRows` does.
+ * The object literal is generated once so that every row has one shape.
+ */
+function rowFactory(names: readonly string[], convert: readonly { field: string; type: FieldInfo['type'] }[]): (raw: unknown[]) => Record<string, unknown> {
+  const kinds = names.map((n) => convert.find((c) => c.field === n)?.type ?? null);
+  const body = names
+    .map((n, i) => `${JSON.stringify(n)}: ${kinds[i] === 'datetime' ? `dt(r[${i}])` : kinds[i] === 'boolean' ? `bool(r[${i}])` : `r[${i}]`}`)
+    .join(', ');
+  const dt = (v: unknown): unknown => (typeof v === 'string' ? parseSqliteDatetime(v) : v);
+  const bool = (v: unknown): unknown => (typeof v === 'number' || typeof v === 'bigint' ? v !== 0 && v !== 0n : v);
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a fixed template over the field names (JSON-quoted)
+  const make = new Function('dt', 'bool', `return (r) => ({ ${body} });`) as (d: typeof dt, b: typeof bool) => (raw: unknown[]) => Record<string, unknown>;
+  return make(dt, bool);
 }
 
 function convertRows(core: Core, rows: Record<string, unknown>[]): void {

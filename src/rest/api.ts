@@ -288,7 +288,7 @@ function writeEventHttp(req: EventHttpRequest, out: RenderedResponse): void {
   let buf: EventBuffer | null = null;
   if (out.body.length > 0) {
     buf = new EventBuffer();
-    buf.add(out.body);
+    buf.addReference(out.body); // the rendered body is never touched again: no copy
   }
   req.sendReply(out.status, statusText(out.status), buf);
 }

@@ -179,6 +179,11 @@ describe('examples/line-server.ts', { concurrency: true, timeout: 120000 }, () =
       client.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
       client.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
       const exited = once(client, 'close');
+      // Type only once the TLS session is up: input that reaches s_client during its plaintext
+      // STARTTLS exchange can be lost under load (the test was flaky that way).
+      await waitFor(() => err.includes('verify return:1') || client.exitCode !== null, 20000).catch(() => {
+        throw new Error(`no TLS session: s_client stderr=${JSON.stringify(err)} server=${run.stdout()}`);
+      });
       client.stdin.write('EHLO x\r\nQUIT\r\n');
       await waitFor(() => out.includes('250 OK quit\r\n') || client.exitCode !== null, 20000).catch(() => {
         throw new Error(`no quit reply: s_client stdout=${JSON.stringify(out)} stderr=${JSON.stringify(err)} server=${run.stdout()}`);

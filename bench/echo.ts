@@ -34,6 +34,7 @@
  * eventide / node:net against the targets (>= 0.9 streaming, >= 0.95
  * ping-pong). Every loop is bounded in count and time.
  */
+import { argValue, median } from './lib.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -57,11 +58,6 @@ interface ClientResult {
 }
 
 // ====================================================================== roles
-
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 /** The peer: node:net with `socket.pipe(socket)`. Stops on SIGTERM/SIGINT. */
 function netServer(port: number): void {
@@ -336,12 +332,6 @@ function compileClient(dir: string): string | null {
     }
   }
   return null;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
 function fmt(n: number, digits = 0): string {

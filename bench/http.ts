@@ -32,7 +32,8 @@
  * EventHttp / node:http against the targets: keep-alive >= 1.4x, pipelined
  * >= 5x, p99 no worse than node:http.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { argValue, clockTicks, cpuSeconds, have, machineBusySeconds, median, parseWrkTotals, pinned, toMicros } from './lib.js';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -49,11 +50,6 @@ const BODY = 'Hello, World!';
 type Kind = 'eventide' | 'node' | 'raw';
 const KINDS: Kind[] = ['eventide', 'node', 'raw'];
 const LABEL: Record<Kind, string> = { eventide: 'EventHttp', node: 'node:http', raw: 'raw node:net' };
-
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 // ====================================================================== servers (child role)
 
@@ -191,62 +187,10 @@ type Mode = 'keep-alive' | 'pipelined';
 const MODES: Mode[] = ['keep-alive', 'pipelined'];
 const PIPELINE = 16;
 
-function have(cmd: string, args: string[]): boolean {
-  const r = spawnSync(cmd, args, { stdio: 'ignore' });
-  return r.error === undefined;
-}
-
-function clockTicks(): number {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-}
-
-/** utime + stime of a process in seconds (Linux /proc), or NaN. */
-function cpuSeconds(pid: number, tck: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // after "pid (comm) ": state=field 3 at index 0, so utime (14) is index 11, stime (15) index 12
-    return (Number(rest[11]) + Number(rest[12])) / tck;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/** Busy time of the whole machine in seconds (all CPUs, /proc/stat), or NaN. */
-function machineBusySeconds(tck: number): number {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    // user nice system idle iowait irq softirq steal ...: busy = all but idle and iowait
-    return (f.reduce((a, b) => a + b, 0) - (f[3] ?? 0) - (f[4] ?? 0)) / tck;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-function toMicros(v: string): number {
-  const m = /^([\d.]+)(us|ms|s|m)$/.exec(v.trim());
-  if (m === null) return Number.NaN;
-  const x = Number(m[1]);
-  return m[2] === 'us' ? x : m[2] === 'ms' ? x * 1e3 : m[2] === 's' ? x * 1e6 : x * 60e6;
-}
-
 function parseWrk(out: string): WrkResult {
-  const req = /(\d+) requests in ([\d.]+)(us|ms|s|m),/.exec(out);
   const p99 = /^EVENTIDE_P99 (\d+) ([\d.]+)/m.exec(out);
   const avg = /^\s*Latency\s+(\S+)/m.exec(out);
-  const errs: string[] = [];
-  const sock = /Socket errors: (.*)/.exec(out);
-  if (sock !== null) errs.push(`socket errors: ${sock[1]}`);
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-  if (non2xx !== null) errs.push(`non-2xx: ${non2xx[1]}`);
-  if (req === null) throw new Error(`cannot parse wrk output:\n${out}`);
-  const requests = Number(req[1]);
-  const seconds = toMicros(`${req[2]}${req[3]}`) / 1e6;
-  return { requests, seconds, rps: requests / seconds, p99us: p99 ? Number(p99[1]) : Number.NaN, avgUs: avg ? toMicros(avg[1] as string) : Number.NaN, errors: errs.join('; '), raw: out, wrkCpu: Number.NaN };
+  return { ...parseWrkTotals(out), p99us: p99 ? Number(p99[1]) : Number.NaN, avgUs: avg ? toMicros(avg[1] as string) : Number.NaN, raw: out, wrkCpu: Number.NaN };
 }
 
 /**
@@ -279,15 +223,11 @@ interface Env {
   duration: number;
 }
 
-function pinned(env: Env, cpu: number, cmd: string, args: string[]): [string, string[]] {
-  return env.pin ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args];
-}
-
 async function runWrk(env: Env, port: number, mode: Mode, seconds: number): Promise<WrkResult> {
   const args = ['-t1', `-c${env.connections}`, `-d${seconds}s`, '--latency', '--timeout', '5s'];
   args.push('-s', mode === 'pipelined' ? env.lua : env.latencyLua);
   args.push(`http://${HOST}:${port}/`);
-  const [cmd, full] = pinned(env, 1, 'wrk', args);
+  const [cmd, full] = pinned(env.pin, 1, 'wrk', args);
   const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -313,7 +253,7 @@ interface Started {
 }
 
 async function startServer(env: Env, kind: Kind, nodeArgs: string[] = []): Promise<Started> {
-  const [cmd, args] = pinned(env, 0, process.execPath, [...nodeArgs, '--import', 'tsx', SELF, '--role', 'server', '--kind', kind]);
+  const [cmd, args] = pinned(env.pin, 0, process.execPath, [...nodeArgs, '--import', 'tsx', SELF, '--role', 'server', '--kind', kind]);
   const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'pipe'] });
   let err = '';
   const port = await new Promise<number>((resolve, reject) => {
@@ -374,12 +314,6 @@ async function measure(env: Env, kind: Kind, modes: Mode[]): Promise<Row[]> {
     await stopServer(s);
   }
   return rows;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
 function fmtUs(us: number): string {

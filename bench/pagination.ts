@@ -34,7 +34,8 @@
  * Before measuring, both servers' answers to the same URLs are compared (the
  * same JSON once the host:port is replaced).
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { argValue, clockTicks, cpuSeconds, have, machineBusySeconds, parseWrkTotals, pinned, toMicros } from './lib.js';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
@@ -59,11 +60,6 @@ type Group = 'page' | 'limit' | 'cursor';
 const GROUPS: Group[] = ['page', 'limit', 'cursor'];
 type Kind = 'eventide' | 'drf';
 const LABEL: Record<Kind, string> = { eventide: 'eventide', drf: 'DRF' };
-
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -209,30 +205,6 @@ process.on('exit', () => {
   }
 });
 
-function have(cmd: string, args: string[]): boolean {
-  const r = spawnSync(cmd, args, { stdio: 'ignore' });
-  return r.error === undefined;
-}
-
-function clockTicks(): number {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-}
-
-/** utime + stime of a process in seconds (Linux /proc), or NaN. */
-function cpuSeconds(pid: number, tck: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(rest[11]) + Number(rest[12])) / tck;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /** CPU seconds of a server: the process and its children (gunicorn's worker). */
 function treeCpuSeconds(pid: number, tck: number): number {
   let sum = cpuSeconds(pid, tck);
@@ -241,17 +213,6 @@ function treeCpuSeconds(pid: number, tck: number): number {
     if (Number.isFinite(c)) sum += c;
   }
   return sum;
-}
-
-/** Busy time of the whole machine in seconds (all CPUs, /proc/stat), or NaN. */
-function machineBusySeconds(tck: number): number {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
-    return (total - (f[3] ?? 0) - (f[4] ?? 0)) / tck;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** Runs apt-get install (as root only), bounded in time; true when it succeeded. */
@@ -298,10 +259,6 @@ interface Server {
   port: number;
 }
 
-function pinned(env: Env, cpu: number, cmd: string, args: string[]): [string, string[]] {
-  return env.pin ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args];
-}
-
 /** Waits for `pattern` on the child's output (stdout and stderr); rejects when it exits first or after `ms`. */
 function waitFor(child: ChildProcess, pattern: RegExp, what: string, ms: number): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
@@ -325,7 +282,7 @@ function waitFor(child: ChildProcess, pattern: RegExp, what: string, ms: number)
 }
 
 async function startEventide(env: Env, nodeArgs: string[] = []): Promise<Server> {
-  const [cmd, args] = pinned(env, 0, process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli/main.ts', 'serve', '--database', DB_FILE, '--port', '0', '--quiet']);
+  const [cmd, args] = pinned(env.pin, 0, process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli/main.ts', 'serve', '--database', DB_FILE, '--port', '0', '--quiet']);
   const child = track(spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
   const m = await waitFor(child, /listening on http:\/\/[\d.]+:(\d+)\//, 'eventide serve', 60_000);
   return { kind: 'eventide', child, port: Number(m[1]) };
@@ -334,7 +291,7 @@ async function startEventide(env: Env, nodeArgs: string[] = []): Promise<Server>
 async function startDrf(env: Env): Promise<Server> {
   const port = await freePort();
   const gunicorn = ['-m', 'gunicorn', '--chdir', DRF_DIR, '--workers', '1', '--worker-class', 'sync', '--bind', `${HOST}:${port}`, '--log-level', 'info', 'drfbench.wsgi:application'];
-  const [cmd, args] = pinned(env, 0, PYTHON, gunicorn);
+  const [cmd, args] = pinned(env.pin, 0, PYTHON, gunicorn);
   const child = track(
     spawn(cmd, args, {
       cwd: ROOT,
@@ -494,31 +451,15 @@ interface WrkResult {
   wrkCpu: number;
 }
 
-function toMicros(v: string): number {
-  const m = /^([\d.]+)(us|ms|s|m)$/.exec(v.trim());
-  if (m === null) return Number.NaN;
-  const n = Number(m[1]);
-  return m[2] === 'us' ? n : m[2] === 'ms' ? n * 1e3 : m[2] === 's' ? n * 1e6 : n * 60e6;
-}
-
 function parseWrk(out: string): Omit<WrkResult, 'wrkCpu'> {
-  const req = /(\d+) requests in ([\d.]+)(us|ms|s|m),/.exec(out);
-  if (req === null) throw new Error(`cannot parse wrk output:\n${out}`);
   const p50 = /^\s+50%\s+([\d.]+\w+)/m.exec(out);
   const p99 = /^\s+99%\s+([\d.]+\w+)/m.exec(out);
-  const errs: string[] = [];
-  const sock = /Socket errors: (.*)/.exec(out);
-  if (sock !== null) errs.push(`socket errors: ${sock[1]}`);
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-  if (non2xx !== null) errs.push(`non-2xx: ${non2xx[1]}`);
-  const requests = Number(req[1]);
-  const seconds = toMicros(`${req[2]}${req[3]}`) / 1e6;
-  return { requests, seconds, rps: requests / seconds, p50us: p50 ? toMicros(p50[1] as string) : Number.NaN, p99us: p99 ? toMicros(p99[1] as string) : Number.NaN, errors: errs.join('; ') };
+  return { ...parseWrkTotals(out), p50us: p50 ? toMicros(p50[1] as string) : Number.NaN, p99us: p99 ? toMicros(p99[1] as string) : Number.NaN };
 }
 
 async function runWrk(env: Env, port: number, path: string, seconds: number): Promise<WrkResult> {
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '--timeout', '5s', `http://${HOST}:${port}${path}`];
-  const [cmd, full] = pinned(env, 1, 'wrk', args);
+  const [cmd, full] = pinned(env.pin, 1, 'wrk', args);
   const child = track(spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   let err = '';

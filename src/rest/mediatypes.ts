@@ -47,9 +47,22 @@ export class MediaType {
       const p = parts[i] as string;
       const eq = p.indexOf('=');
       if (eq < 0) continue;
-      const name = p.slice(0, eq).trim().toLowerCase();
+      let name = p.slice(0, eq).trim().toLowerCase();
       let value = p.slice(eq + 1).trim();
-      if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1).replace(/\\(.)/g, '$1');
+      if (name.endsWith('*')) {
+        // RFC 2231: charset'language'percent-encoded
+        name = name.slice(0, -1);
+        const second = value.indexOf("'", value.indexOf("'") + 1);
+        if (second >= 0) {
+          try {
+            value = decodeURIComponent(value.slice(second + 1));
+          } catch {
+            value = value.slice(second + 1);
+          }
+        }
+      } else if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) {
+        value = value.slice(1, -1).replace(/\\(.)/g, '$1');
+      }
       if (name) params.set(name, value);
     }
     return new MediaType(t, mainType, subType, params);

@@ -167,7 +167,7 @@ export function selectRenderer(request: Request, renderers: readonly Renderer[],
   for (const { m, q } of order) {
     if (q === 0) continue;
     for (const r of candidates) {
-      const own = MediaType.parse(r.mediaType);
+      const own = parsedOwn(r.mediaType);
       if (!own.match(m)) continue;
       if (excluded(own, accepts)) continue;
       if (own.precedence > m.precedence) {
@@ -179,6 +179,18 @@ export function selectRenderer(request: Request, renderers: readonly Renderer[],
     }
   }
   throw new NotAcceptable();
+}
+
+const OWN_TYPES = new Map<string, MediaType>();
+
+/** A renderer's media type parsed once (renderers' types are a small fixed set). */
+function parsedOwn(text: string): MediaType {
+  let m = OWN_TYPES.get(text);
+  if (m === undefined) {
+    if (OWN_TYPES.size >= 256) OWN_TYPES.clear();
+    OWN_TYPES.set(text, (m = MediaType.parse(text)));
+  }
+  return m;
 }
 
 /** Whether the most specific Accept entry that matches the renderer has q=0. */

@@ -24,6 +24,7 @@
  *
  * @module
  */
+import { MediaType, parseAccept } from './mediatypes.js';
 import { ImproperlyConfigured, NotAcceptable, NotFound } from './errors.js';
 import { replaceQueryParam } from './query.js';
 import type { Request } from './request.js';
@@ -107,48 +108,7 @@ export abstract class BaseVersioning {
  * ```
  */
 export function mediaTypeParams(mediaType: string): Map<string, string> {
-  const params = new Map<string, string>();
-  const parts = splitOutsideQuotes(mediaType, ';');
-  for (let i = 1; i < parts.length; i++) {
-    const p = parts[i] as string;
-    const eq = p.indexOf('=');
-    if (eq < 0) continue;
-    let name = p.slice(0, eq).trim().toLowerCase();
-    let value = p.slice(eq + 1).trim();
-    if (name.endsWith('*')) {
-      // RFC 2231: charset'language'percent-encoded
-      name = name.slice(0, -1);
-      const second = value.indexOf("'", value.indexOf("'") + 1);
-      if (second >= 0) {
-        try {
-          value = decodeURIComponent(value.slice(second + 1));
-        } catch {
-          value = value.slice(second + 1);
-        }
-      }
-    } else if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) {
-      value = value.slice(1, -1).replace(/\\(["\\])/g, '$1');
-    }
-    params.set(name, value);
-  }
-  return params;
-}
-
-function splitOutsideQuotes(s: string, sep: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  let quoted = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === '\\' && quoted) i++;
-    else if (c === '"') quoted = !quoted;
-    else if (c === sep && !quoted) {
-      out.push(s.slice(start, i));
-      start = i + 1;
-    }
-  }
-  out.push(s.slice(start));
-  return out;
+  return new Map(MediaType.parse(mediaType).params);
 }
 
 /**
@@ -172,8 +132,9 @@ export class AcceptHeaderVersioning extends BaseVersioning {
   }
 
   override determineVersion(request: Request): string | null {
-    const mediaType = request.acceptedMediaType ?? splitOutsideQuotes(request.headers.get('accept') ?? '', ',')[0] ?? '';
-    const value = mediaTypeParams(mediaType).get(this.getVersionParam(request).toLowerCase());
+    const accepted = request.acceptedMediaType;
+    const params = accepted !== null ? MediaType.parse(accepted).params : (parseAccept(request.headers.get('accept') ?? '')[0]?.params ?? new Map<string, string>());
+    const value = params.get(this.getVersionParam(request).toLowerCase());
     const version = value === undefined ? this.getDefaultVersion(request) : value;
     if (!this.isAllowedVersion(version, request)) throw new NotAcceptable(this.invalidVersionMessage);
     return version;

@@ -1,0 +1,84 @@
+/**
+ * What the benchmark scripts share: command-line flags, tool checks, CPU
+ * accounting from /proc, wrk output parsing and taskset pinning.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** The value after `--name` on the command line, or undefined. */
+export function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/** Whether a command can be started. */
+export function have(cmd: string, args: string[]): boolean {
+  return spawnSync(cmd, args, { stdio: 'ignore' }).error === undefined;
+}
+
+/** Clock ticks per second of /proc figures. */
+export function clockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** utime + stime of a process in seconds (Linux /proc), or NaN. */
+export function cpuSeconds(pid: number, tck: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After "pid (comm) ": state is index 0, so utime (field 14) is index 11 and stime (15) index 12.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) / tck;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Busy time of the whole machine in seconds (all CPUs, /proc/stat), or NaN. */
+export function machineBusySeconds(tck: number): number {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already in user): busy = all but idle and iowait
+    const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+    return (total - (f[3] ?? 0) - (f[4] ?? 0)) / tck;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** A wrk duration (`250.3us`, `1.2ms`, `3s`, `1m`) in microseconds, or NaN. */
+export function toMicros(v: string): number {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(v.trim());
+  if (m === null) return Number.NaN;
+  const x = Number(m[1]);
+  return m[2] === 'us' ? x : m[2] === 'ms' ? x * 1e3 : m[2] === 's' ? x * 1e6 : x * 60e6;
+}
+
+/** Requests and seconds of a wrk run, and its error lines (socket errors, non-2xx). */
+export function parseWrkTotals(out: string): { requests: number; seconds: number; rps: number; errors: string } {
+  const req = /(\d+) requests in ([\d.]+)(us|ms|s|m),/.exec(out);
+  if (req === null) throw new Error(`cannot parse wrk output:\n${out}`);
+  const errs: string[] = [];
+  const sock = /Socket errors: (.*)/.exec(out);
+  if (sock !== null) errs.push(`socket errors: ${sock[1]}`);
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  if (non2xx !== null) errs.push(`non-2xx: ${non2xx[1]}`);
+  const requests = Number(req[1]);
+  const seconds = toMicros(`${req[2]}${req[3]}`) / 1e6;
+  return { requests, seconds, rps: requests / seconds, errors: errs.join('; ') };
+}
+
+/** The median (NaN for no values). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length === 0 ? Number.NaN : s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+/** The command line that runs `cmd` on CPU `cpu` through taskset (when `pin`). */
+export function pinned(pin: boolean, cpu: number, cmd: string, args: string[]): [string, string[]] {
+  return pin ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args];
+}

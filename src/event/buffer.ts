@@ -1065,6 +1065,25 @@ export class EventBuffer {
   }
 
   /**
+   * Copies all of `src` to the end of this buffer (into spare room first, no
+   * views created), then empties `src`: for small bodies behind a reply head.
+   * @returns false (and nothing moved) when this end or `src`'s front is frozen.
+   * @internal
+   */
+  appendCopyOf(src: EventBuffer): boolean {
+    if (this.#frozenEnd || src.#frozenFront) return false;
+    const n = src.#len;
+    if (n === 0) return true;
+    const q = src.#q;
+    for (let i = src.#h; i < src.#t; i++) {
+      const c = q[i]!;
+      if (c.end > c.start) this.#appendCopy(c.buf, c.start, c.end - c.start);
+    }
+    src.drain(n);
+    return true;
+  }
+
+  /**
    * Removes every chunk and returns them as Buffers (views, never copied),
    * for writing to a socket. The memory of the returned views is never reused.
    * @internal

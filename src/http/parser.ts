@@ -759,29 +759,38 @@ export abstract class HttpMessageParser {
    * synchronously, in order; several pipelined messages in one chunk are all
    * parsed unless the parser is paused.
    *
-   * @returns the number of bytes of `chunk` consumed: `chunk.length`, or less
-   *   when the parser paused at a message boundary (feed the rest, from that
-   *   offset, after `resume()`), when it stopped for an upgrade (the rest was
-   *   handed to `onUpgrade`), or when it failed (the offset where the failing
-   *   element began). Once failed or upgraded it consumes nothing; while
-   *   paused it consumes nothing more once at a message boundary.
+   * @param start where in `chunk` to begin (default 0): the offset a paused
+   *   call returned, so the rest of a pipelined batch needs no `subarray()`.
+   * @returns the offset in `chunk` where parsing stopped (with `start` 0, the
+   *   number of bytes consumed): `chunk.length`, or less when the parser
+   *   paused at a message boundary (feed the rest, from that offset, after
+   *   `resume()`), when it stopped for an upgrade (the rest was handed to
+   *   `onUpgrade`), or when it failed (the offset where the failing element
+   *   began). Once failed or upgraded it consumes nothing (returns `start`);
+   *   while paused it consumes nothing more once at a message boundary.
    * @throws Error when called from inside one of its own callbacks. An
    *   exception thrown by a callback propagates; the parser should then be
    *   dropped or `reset()`.
+   * @throws RangeError when `start` is not an offset within `chunk`.
    * @example
    * ```ts
    * socket.on('data', (chunk: Buffer) => {
-   *   const n = parser.execute(chunk);
-   *   if (n < chunk.length && parser.paused) pending = chunk.subarray(n);
+   *   let at = parser.execute(chunk);
+   *   while (at < chunk.length && parser.paused) {
+   *     await answer(); // one request at a time
+   *     parser.resume();
+   *     at = parser.execute(chunk, at);
+   *   }
    * });
    * ```
    */
-  execute(chunk: Buffer): number {
-    if (this.state >= S_UPGRADED) return 0;
+  execute(chunk: Buffer, start = 0): number {
+    if (this.state >= S_UPGRADED) return start;
     if (this.running) throw new Error('execute() called from inside a parser callback');
+    if (!(start >= 0 && start <= chunk.length && Number.isInteger(start))) throw new RangeError(`start ${start} is not an offset within the chunk (0-${chunk.length})`);
     this.running = true;
     try {
-      return this.run(chunk);
+      return this.run(chunk, start);
     } finally {
       this.running = false;
     }
@@ -915,12 +924,9 @@ export abstract class HttpMessageParser {
     return FAIL;
   }
 
-  /** @internal The field offsets of the message, handed over to its head (no copy). */
+  /** @internal The field offsets of the message, for its head. */
   protected takeOffsets(): number[] {
-    const offs = this.scratch;
-    if (offs.length !== this.nOffs) offs.length = this.nOffs;
-    this.scratch = [];
-    return offs;
+    return this.scratch.slice(0, this.nOffs); // sized once; the scratch array keeps its room
   }
 
   /** @internal `fail()` for boolean helpers. */
@@ -963,9 +969,9 @@ export abstract class HttpMessageParser {
     if (h.onMessageComplete !== undefined && h.onMessageComplete(trailers) === false) this.pausedFlag = true;
   }
 
-  private run(buf: Buffer): number {
+  private run(buf: Buffer, start: number): number {
     const end = buf.length;
-    let pos = 0;
+    let pos = start;
     while (pos < end) {
       const st = this.state;
       let next: number;

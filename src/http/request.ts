@@ -446,10 +446,14 @@ function checkName(name: string): boolean {
   return true;
 }
 
+let lastValidValue = '';
+
 function validValue(value: string): boolean {
+  if (value === lastValidValue) return true; // the same value again (a Content-Type, say)
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (c === 13 || c === 10 || c === 0 || c > 255) return false; // fields are sent as latin1 bytes
   }
+  if (value.length <= 256) lastValidValue = value;
   return true;
 }

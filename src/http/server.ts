@@ -15,7 +15,7 @@ import { createEventError, warn } from '../event/errors.js';
 import { RequestParser, statusText, httpDate, type RequestHead } from './parser.js';
 import type { HttpParseError } from './errors.js';
 import { EventHttpRequest, type Exchange } from './request.js';
-import { lower } from './headers.js';
+import { lower, type HeaderList } from './headers.js';
 
 /**
  * Path or default callback: `(request, arg)`.
@@ -128,6 +128,7 @@ export class EventHttp {
   #maxHeaders = 8192;
   #timeoutMs = 50_000;
   /** @internal */ conns = new Set<HttpServerConnection>();
+  /** The last reply head built, for reuse. @internal */ readonly headCache = new HeadCache();
   #sweep: Event | null = null;
   #aliases = new Set<string>();
   #vhosts: { pattern: string; http: EventHttp }[] = [];
@@ -518,6 +519,7 @@ export class HttpServerConnection implements Exchange {
   #req: EventHttpRequest | null = null;
   #head: RequestHead | null = null;
   #pending: Buffer | null = null;
+  #pendingAt = 0;
   #driving = false;
   #keepAlive = true;
   #chunked = 0; // 0 none, 1 chunked framing, 2 until close
@@ -567,16 +569,21 @@ export class HttpServerConnection implements Exchange {
       for (;;) {
         if ((this.#phase as Phase) !== Phase.Reading || this.#upgraded) return;
         let buf = this.#pending;
+        let at = this.#pendingAt;
         this.#pending = null;
         if (buf === null) {
           const input = this.bev.input;
           if (input.length === 0) break;
           buf = input.read(input.length) as Buffer;
+          at = 0;
         }
-        const n = this.parser.execute(buf);
+        const n = this.parser.execute(buf, at);
         const phase = this.#phase as Phase;
         if (phase === Phase.Closed || this.#upgraded) return;
-        if (n < buf.length && this.parser.error === null) this.#pending = buf.subarray(n);
+        if (n < buf.length && this.parser.error === null) {
+          this.#pending = buf; // the rest of a pipelined batch, parsed from `n` on
+          this.#pendingAt = n;
+        }
         const req = this.#req;
         if (req !== null && phase === Phase.Handling && this.parser.paused) this.#run(req);
       }
@@ -792,8 +799,18 @@ export class HttpServerConnection implements Exchange {
   /** The status line and headers. `bodyLength` -1: no Content-Length added. */
   #statusAndHeaders(req: EventHttpRequest, code: number, reason: string | null, bodyLength: number, errorPage: boolean): string {
     const http10 = req.major === 1 && req.minor === 0 && !errorPage;
-    let s = `HTTP/1.${http10 ? 0 : 1} ${code} ${reason ?? statusText(code)}\r\n`;
+    const keepAlive = this.#keepAlive;
+    const date = httpDate(this.http.base.getTimeOfDayCached() * 1000); // one clock read per loop iteration
     const out = req.output;
+    const c = this.http.headCache;
+    // Replies of one kind repeat their head (a status, the same headers, the same second):
+    // reuse the text built last time, flat already, instead of concatenating it again.
+    if (c.sameAs(code, reason, http10, keepAlive, date, out)) {
+      if (c.bodyLength === bodyLength) return c.full;
+      return (c.full = c.finish(bodyLength));
+    }
+    const text = reason ?? statusText(code);
+    let s = `HTTP/1.${http10 ? 0 : 1} ${code} ${text}\r\n`;
     const names = out.names;
     const values = out.values;
     let hasLength = false;
@@ -804,11 +821,10 @@ export class HttpServerConnection implements Exchange {
       if (l === 'content-length' || l === 'transfer-encoding') hasLength = true;
       s += `${name}: ${values[i] as string}\r\n`;
     }
-    if (http10 && this.#keepAlive) s += 'Connection: keep-alive\r\n';
-    s += `Date: ${httpDate(this.http.base.getTimeOfDayCached() * 1000)}\r\n`; // one clock read per loop iteration
-    if (bodyLength >= 0 && !hasLength) s += `Content-Length: ${bodyLength}\r\n`;
-    if (!this.#keepAlive) s += 'Connection: close\r\n';
-    return s + '\r\n';
+    if (http10 && keepAlive) s += 'Connection: keep-alive\r\n';
+    s += `Date: ${date}\r\n`;
+    c.store(code, reason, http10, keepAlive, date, out, s, hasLength);
+    return (c.full = c.finish(bodyLength));
   }
 
   #sendPage(req: EventHttpRequest, code: number, reason: string | null, extra: [string, string][] | null, body: string): void {
@@ -863,12 +879,57 @@ function appendBody(out: EventBuffer, body: EventBuffer | null): void {
   if (body === null) return;
   const n = body.length;
   if (n === 0) return;
-  if (n <= COPY_BODY_MAX) {
-    out.add(body.pullup(n) as Buffer);
-    body.drain(n);
-  } else {
-    out.addBuffer(body);
-  }
+  if (n > COPY_BODY_MAX || !out.appendCopyOf(body)) out.addBuffer(body);
 }
 
 
+
+/**
+ * The head of the last reply: the status line, the application's headers, the
+ * connection's keep-alive line and `Date` (the prefix), and the whole head for
+ * one body length. One per server; the connections run one at a time.
+ */
+class HeadCache {
+  #code = 0;
+  #reason: string | null = null;
+  #http10 = false;
+  #keepAlive = false;
+  #date = '';
+  #names: string[] = [];
+  #values: string[] = [];
+  #prefix = '';
+  #hasLength = false;
+  bodyLength = -2;
+  full = '';
+
+  sameAs(code: number, reason: string | null, http10: boolean, keepAlive: boolean, date: string, out: HeaderList): boolean {
+    if (code !== this.#code || reason !== this.#reason || http10 !== this.#http10 || keepAlive !== this.#keepAlive || date !== this.#date) return false;
+    const names = out.names;
+    const values = out.values;
+    const n = names.length;
+    if (n !== this.#names.length) return false;
+    for (let i = 0; i < n; i++) if (names[i] !== this.#names[i] || values[i] !== this.#values[i]) return false;
+    return true;
+  }
+
+  store(code: number, reason: string | null, http10: boolean, keepAlive: boolean, date: string, out: HeaderList, prefix: string, hasLength: boolean): void {
+    this.#code = code;
+    this.#reason = reason;
+    this.#http10 = http10;
+    this.#keepAlive = keepAlive;
+    this.#date = date;
+    this.#names = out.names.slice();
+    this.#values = out.values.slice();
+    this.#prefix = prefix;
+    this.#hasLength = hasLength;
+  }
+
+  /** The whole head for a body of `bodyLength` bytes (-1: no Content-Length). */
+  finish(bodyLength: number): string {
+    let s = this.#prefix;
+    if (bodyLength >= 0 && !this.#hasLength) s += `Content-Length: ${bodyLength}\r\n`;
+    if (!this.#keepAlive) s += 'Connection: close\r\n';
+    this.bodyLength = bodyLength;
+    return s + '\r\n';
+  }
+}

@@ -271,6 +271,38 @@ describe('pause and one message at a time', () => {
     assert.equal(consumed[0], head('GET /1 HTTP/1.1', 'Host: a').length);
   });
 
+  test('execute(buf, start) goes on from an offset: the same messages, offsets into the same buffer', () => {
+    const targets: string[] = [];
+    const bodies: string[] = [];
+    const p = new RequestParser({ onRequest: (h) => targets.push(h.target), onBody: (c) => bodies.push(c.toString()), onMessageComplete: () => false });
+    const buf = Buffer.from(three);
+    const stops: number[] = [];
+    let at = 0;
+    while (at < buf.length) {
+      const n = p.execute(buf, at);
+      assert.ok(n > at, 'progress');
+      assert.equal(p.execute(buf, n), n, 'a paused parser consumes nothing from the offset either');
+      p.resume();
+      stops.push(n);
+      at = n;
+    }
+    assert.deepEqual(targets, ['/1', '/2', '/3']);
+    assert.deepEqual(bodies, ['abc']);
+    const first = head('GET /1 HTTP/1.1', 'Host: a').length;
+    const second = first + head('POST /2 HTTP/1.1', 'Host: a', 'Content-Length: 3').length + 3;
+    assert.deepEqual(stops, [first, second, buf.length]);
+    assert.equal(p.execute(buf, buf.length), buf.length, 'start at the end: nothing to do');
+  });
+
+  test('execute(buf, start) refuses an offset outside the buffer', () => {
+    const p = new RequestParser({ onRequest: () => {} });
+    const buf = Buffer.from(head('GET / HTTP/1.1', 'Host: a'));
+    for (const bad of [-1, buf.length + 1, Number.NaN, 1.5]) {
+      assert.throws(() => p.execute(buf, bad), RangeError, String(bad));
+    }
+    assert.equal(p.execute(buf, 0), buf.length, 'the parser is still usable');
+  });
+
   test('pause() inside onRequest takes effect after the message', () => {
     const events: string[] = [];
     let p: RequestParser;

@@ -142,12 +142,14 @@ class RawClient {
    * Waits for the next `rawLength(expected)` bytes and checks them, Date
    * masked, against `expected`.
    */
-  async expect(expected: string, ms = 5000): Promise<void> {
+  /** Waits for the next `expected` bytes (Date values masked); returns them unmasked. */
+  async expect(expected: string, ms = 5000): Promise<string> {
     const n = rawLength(expected);
     await this.waitFor(() => this.data.length - this.cursor >= n || this.closed, ms, JSON.stringify(expected));
     const got = this.data.toString('latin1', this.cursor, this.cursor + n);
     this.cursor += Buffer.byteLength(got, 'latin1');
     assert.equal(mask(got), expected);
+    return got;
   }
 
   /** Resolves true when the server closes within `ms`. */
@@ -241,6 +243,70 @@ test('the status line echoes the request version', async () => {
       const c = await dial();
       c.write('GET /v HTTP/1.2\r\nHost: a\r\n\r\n');
       await c.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 5\r\n\r\nhello');
+    },
+  );
+});
+
+test('reused reply heads follow every change: headers, status, reason, length, version, keep-alive', async () => {
+  // The server reuses the head text of the previous reply when nothing in it changed;
+  // each step below changes one thing and must show up in the bytes.
+  await withServer(
+    (http) =>
+      http.setDefaultCallback((req) => {
+        const q = new URLSearchParams(req.getUri().split('?')[1] ?? '');
+        const ct = q.get('ct');
+        if (ct !== null) req.addHeader('Content-Type', ct, OUT);
+        if (q.has('x')) req.addHeader('X-A', q.get('x') as string, OUT);
+        req.sendReply(Number(q.get('code') ?? 200), q.get('reason'), body(q.get('b') ?? 'hello'));
+      }),
+    async ({ dial }) => {
+      const a = await dial();
+      const steps: [string, string][] = [
+        ['/?ct=text/plain', 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nDate: {date}\r\nContent-Length: 5\r\n\r\nhello'],
+        ['/?ct=text/plain', 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nDate: {date}\r\nContent-Length: 5\r\n\r\nhello'],
+        ['/?ct=text/plain&b=hi', 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nDate: {date}\r\nContent-Length: 2\r\n\r\nhi'],
+        ['/?ct=text/html&b=hi', 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nDate: {date}\r\nContent-Length: 2\r\n\r\nhi'],
+        ['/?ct=text/html&x=1&b=hi', 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-A: 1\r\nDate: {date}\r\nContent-Length: 2\r\n\r\nhi'],
+        ['/?ct=text/html&x=2&b=hi', 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-A: 2\r\nDate: {date}\r\nContent-Length: 2\r\n\r\nhi'],
+        ['/?b=hi', 'HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 2\r\n\r\nhi'],
+        ['/?b=hi&code=201', 'HTTP/1.1 201 Created\r\nDate: {date}\r\nContent-Length: 2\r\n\r\nhi'],
+        ['/?b=hi&code=201&reason=Made', 'HTTP/1.1 201 Made\r\nDate: {date}\r\nContent-Length: 2\r\n\r\nhi'],
+        ['/?b=hi&code=201&reason=Made', 'HTTP/1.1 201 Made\r\nDate: {date}\r\nContent-Length: 2\r\n\r\nhi'],
+      ];
+      for (const [target, expected] of steps) {
+        a.write(`GET ${target} HTTP/1.1\r\nHost: a\r\n\r\n`);
+        await a.expect(expected);
+      }
+      // the same reply for HTTP/1.0 with and without keep-alive, then HTTP/1.1 closing
+      a.write('GET /?b=hi HTTP/1.0\r\nConnection: keep-alive\r\n\r\n');
+      await a.expect('HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nDate: {date}\r\nContent-Length: 2\r\n\r\nhi');
+      a.write('GET /?b=hi HTTP/1.1\r\nHost: a\r\n\r\n');
+      await a.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 2\r\n\r\nhi');
+      a.write('GET /?b=hi HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
+      await a.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi');
+      await a.expectClosed();
+      const b = await dial();
+      b.write('GET /?b=hi HTTP/1.0\r\n\r\n');
+      await b.expect('HTTP/1.0 200 OK\r\nDate: {date}\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi');
+      await b.expectClosed();
+    },
+  );
+});
+
+test('a reused reply head carries the current second in Date', async () => {
+  await withServer(
+    (http) => http.setDefaultCallback(hello()),
+    async ({ dial }) => {
+      const a = await dial();
+      const dates: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        a.write('GET / HTTP/1.1\r\nHost: a\r\n\r\n');
+        const got = await a.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 5\r\n\r\nhello');
+        dates.push(/Date: ([^\r]+)/.exec(got)?.[1] ?? '');
+        if (i === 0) await sleep(1100);
+      }
+      assert.notEqual(dates[0], dates[1], 'a second later the Date differs');
+      for (const d of dates) assert.ok(Math.abs(Date.parse(d) - Date.now()) < 5000, d);
     },
   );
 });

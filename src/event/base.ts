@@ -446,9 +446,9 @@ export class EventBase {
    */
   activateNow(h: Handle, what: number): void {
     if (this.#freed) return;
-    if (this.#dispatching && !this.#processing && this.#activeCount === 0 && this.#later.length === 0 && this.#heap.length === 0 && !h.queued) {
-      // Fast path: the loop is idle and this is the only work of the iteration (no timers to
-      // expire, nothing else active): run it directly, with the same bookkeeping as an iteration.
+    if (this.#dispatching && !this.#processing && this.#activeCount === 0 && this.#later.length === 0 && !h.queued && !this.#hasExpired()) {
+      // Fast path: the loop is idle and this is the only work of the iteration (no timer due,
+      // nothing else active): run it directly, with the same bookkeeping as an iteration.
       this.#processing = true;
       this.#cachedTime = 0;
       try {
@@ -601,9 +601,16 @@ export class EventBase {
     h.heapIndex = i;
   }
 
+  /**
+   * Whether the earliest timer is due. When Node's timer is already armed for
+   * it, that timer runs it: no clock read here (this is asked after every
+   * iteration).
+   */
   #hasExpired(): boolean {
     const top = this.#heap[0];
-    return top !== undefined && top.deadline <= now();
+    if (top === undefined) return false;
+    if (this.#nodeTimer !== null && this.#nodeTimerAt === top.deadline) return false;
+    return top.deadline <= now();
   }
 
   /** Moves expired timers to the active queues (through their expire hooks). */
@@ -639,12 +646,12 @@ export class EventBase {
       }
       return;
     }
+    if (this.#nodeTimer !== null && this.#nodeTimerAt === top.deadline) return;
     const delay = top.deadline - now();
     if (delay <= 0) {
       this.#kick();
       return;
     }
-    if (this.#nodeTimer !== null && this.#nodeTimerAt === top.deadline) return;
     if (this.#nodeTimer !== null) clearTimeout(this.#nodeTimer);
     this.#nodeTimerAt = top.deadline;
     this.#nodeTimer = setTimeout(() => {

@@ -50,6 +50,8 @@ const makeView: ViewFn = (() => {
 const MIN_CHUNK = 4096;
 /** Chunks for appends up to this size are carved from Node's Buffer pool. */
 const SMALL_CHUNK = 1024;
+/** The smallest pool chunk: a buffer's first small chunk is twice its first append, at least this. */
+const FIRST_SMALL_CHUNK = 128;
 /** Above this size a copy gets a chunk of exactly its size (no rounding up). */
 const MAX_ROUNDED_CHUNK = 1 << 20;
 /** Reads from a descriptor up to this size are copied into spare room instead of queued as their own chunk. */
@@ -1317,9 +1319,16 @@ export class EventBuffer {
     }
     if (n <= SMALL_CHUNK) {
       // Small chunks (a reply head, a short body) come from Node's shared pool: no
-      // zero-filled allocation per chunk. The memory is this chunk's alone.
-      const b = Buffer.allocUnsafe(SMALL_CHUNK);
-      return new Chunk(b, 0, 0, SMALL_CHUNK, true);
+      // zero-filled allocation per chunk. The memory is this chunk's alone. A buffer's
+      // first chunk is sized to its first append (a short reply takes a slice of the pool,
+      // not 1 KiB of it); the next ones double up to SMALL_CHUNK.
+      const last = this.#h < this.#t ? this.#q[this.#t - 1]!.cap : 0;
+      let cap = last === 0 ? (n * 2 + 63) & ~63 : last * 2;
+      if (cap < FIRST_SMALL_CHUNK) cap = FIRST_SMALL_CHUNK;
+      else if (cap > SMALL_CHUNK) cap = SMALL_CHUNK;
+      if (cap < n) cap = SMALL_CHUNK;
+      const b = Buffer.allocUnsafe(cap);
+      return new Chunk(b, 0, 0, cap, true);
     }
     let cap = MIN_CHUNK;
     if (n > MAX_ROUNDED_CHUNK) cap = n;

@@ -3,8 +3,8 @@
  * (a fixed reply per request: the upper bound for a JavaScript server),
  * measured in the same run by the same load generator, wrk.
  *
- *   npx tsx bench/http.ts                     (about 45 s)
- *   npx tsx bench/http.ts --duration 10       (seconds per measurement; default 5)
+ *   npx tsx bench/http.ts                     (about 1.5 min)
+ *   npx tsx bench/http.ts --duration 20       (seconds per measurement; default 10: the latency tail needs the samples)
  *   npx tsx bench/http.ts --rounds 3          (more rounds, alternating order; medians)
  *   npx tsx bench/http.ts --only eventide,node (a subset of eventide, node, raw)
  *   npx tsx bench/http.ts --profile           (EventHttp only, under `node --cpu-prof`,
@@ -409,7 +409,7 @@ async function main(): Promise<void> {
   }
   const cpus = availableParallelism();
   const pin = cpus >= 2 && have('taskset', ['-V']);
-  const duration = Number(argValue('--duration') ?? 5);
+  const duration = Number(argValue('--duration') ?? 10);
   const rounds = Math.max(1, Number(argValue('--rounds') ?? 1));
   const only = (argValue('--only')?.split(',') ?? KINDS) as Kind[];
   const dir = mkdtempSync(join(tmpdir(), 'eventide-http-bench-'));

@@ -80,8 +80,8 @@ const LF = 10;
  */
 class Chunk {
   buf: Buffer;
-  ab: ArrayBufferLike;
-  off: number;
+  /** `buf.buffer`, read on first use: the getter is a runtime call, and most chunks never need it. */
+  #ab: ArrayBufferLike | null;
   start: number;
   end: number;
   cap: number;
@@ -99,8 +99,7 @@ class Chunk {
 
   constructor(buf: Buffer, start: number, end: number, cap: number, own: boolean) {
     this.buf = buf;
-    this.ab = buf.buffer;
-    this.off = buf.byteOffset;
+    this.#ab = null;
     this.start = start;
     this.end = end;
     this.cap = cap;
@@ -110,6 +109,18 @@ class Chunk {
     this.crFrom = -1;
     this.crAt = -1;
     this.crEnd = -1;
+  }
+
+  /** The ArrayBuffer under `buf`. */
+  get ab(): ArrayBufferLike {
+    let a = this.#ab;
+    if (a === null) a = this.#ab = this.buf.buffer;
+    return a;
+  }
+
+  /** `buf`'s offset in `ab`. */
+  get off(): number {
+    return this.buf.byteOffset;
   }
 }
 

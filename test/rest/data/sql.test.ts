@@ -226,9 +226,11 @@ describe('keyset queries use the indexes', () => {
       const demo = await openDemoDatabase(file, { rows: 20_000 });
       await demo.close();
       const queries = await recordKeysetQueries('sqlite', (log) => new Kysely<never>({ dialect: new SqliteDialect({ database: new Database(file) }), log }));
-      assert.match(queries[0]![1].sql, /where "created" < \? order by "created" desc limit \? offset \?$/);
-      assert.match(queries[1]![1].sql, /where "price" < \? order by "price" desc, "id" desc limit \? offset \?$/);
-      assert.deepEqual(queries[0]![1].parameters, ['2020-01-01 02:00:00', 11, 0]);
+      // The row count is part of the SQL text on SQLite: a bound LIMIT would make SQLite
+      // compile the statement again on every run (its planner uses the value).
+      assert.match(queries[0]![1].sql, /where "created" < \? order by "created" desc limit 11 offset \?$/);
+      assert.match(queries[1]![1].sql, /where "price" < \? order by "price" desc, "id" desc limit \d+ offset \?$/);
+      assert.deepEqual(queries[0]![1].parameters, ['2020-01-01 02:00:00', 0]);
       const raw = new Database(file, { readonly: true });
       try {
         for (const [name, q] of queries) {

@@ -32,6 +32,16 @@ const TIMEOUT = 64;
 const CONNECTED = 128;
 
 /**
+ * Bufferevents with output to hand to their sockets at the end of this turn
+ * of Node's loop (its check phase, after every ready socket's callbacks have
+ * run), as libevent writes when the next poll finds the socket writable. A
+ * turn that answers many connections wakes their peers once, not once per
+ * answer: on a busy server that is most of the cost of a small write.
+ */
+let flushQueue: EventBufferEvent<unknown>[] = [];
+let flushArmed = false;
+
+/**
  * Read or write callback: `(bev, arg)`.
  * @example
  * ```ts
@@ -1035,12 +1045,34 @@ export class EventBufferEvent<A = unknown> {
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
     if (!this.#refd) this.#updateRef();
-    if (this.#inCallback) return; // flushed when the callback returns
-    queueMicrotask(() => {
-      this.#flushScheduled = false;
-      this.#flush();
-    });
+    if (this.#peer !== null) {
+      // Pairs: the peer's input gets the bytes when the callback returns, or in a microtask.
+      if (this.#inCallback) return;
+      queueMicrotask(() => {
+        this.#flushScheduled = false;
+        this.#flush();
+      });
+      return;
+    }
+    flushQueue.push(this as EventBufferEvent<unknown>);
+    if (!flushArmed) {
+      flushArmed = true;
+      setImmediate(EventBufferEvent.#flushAll);
+    }
   }
+
+  /** Writes the output of every bufferevent that queued some during this turn of the loop. */
+  static #flushAll = (): void => {
+    flushArmed = false;
+    const queue = flushQueue;
+    flushQueue = [];
+    for (let i = 0; i < queue.length; i++) {
+      const b = queue[i]!;
+      if (!b.#flushScheduled) continue; // flushed meanwhile (a TLS hand-over), or freed
+      b.#flushScheduled = false;
+      b.#flush();
+    }
+  };
 
   /** Hands the output to the socket (or the pair's peer). */
   #flush(): void {
@@ -1137,10 +1169,10 @@ export class EventBufferEvent<A = unknown> {
     }
   }
 
-  /** Sends what the callback queued, in one batch, without a microtask hop. */
+  /** After a callback: a pair hands what it queued to its peer in one batch, without a microtask hop. */
   #afterCallback(): void {
     this.#inCallback = false;
-    if (this.#flushScheduled) {
+    if (this.#flushScheduled && this.#peer !== null) {
       this.#flushScheduled = false;
       this.#flush();
     }

@@ -139,6 +139,54 @@ test('echo of a 1 MiB random payload through two bufferevents is byte-exact', as
   close();
 });
 
+test('output queued during one turn of the loop leaves in one write per connection, before the next turn', async () => {
+  const base = new EventBase();
+  const pairs = await Promise.all([socketPair(), socketPair(), socketPair()]);
+  const writes = new Map<Socket, number>();
+  const afterCallback: number[] = [];
+  const bevs: EventBufferEvent[] = [];
+  for (const { server } of pairs) {
+    // Count what reaches Node's socket (an instrument on Node's object, not a mock of ours).
+    const write = server.write.bind(server) as (chunk: Buffer, cb?: () => void) => boolean;
+    writes.set(server, 0);
+    (server as unknown as { write: typeof write }).write = (chunk, cb) => {
+      writes.set(server, (writes.get(server) ?? 0) + 1);
+      return write(chunk, cb);
+    };
+    const bev = new EventBufferEvent(base, server, 0, (b) => {
+      const msg = b.read(100)?.toString() ?? '';
+      // three separate writes from one callback
+      b.write(`1:${msg};`);
+      b.write(`2:${msg};`);
+      b.output.add(`3:${msg}\n`);
+      assert.equal(writes.get(server), 0, 'nothing written synchronously from the callback');
+      // Not at the end of the callback either: at the end of the turn, after every ready connection's callbacks.
+      queueMicrotask(() => afterCallback.push(writes.get(server) ?? -1));
+    });
+    bev.enable(Event.READ | Event.WRITE);
+    bevs.push(bev);
+  }
+  const loop = base.dispatch();
+  const replies = pairs.map(({ client }) => once(client, 'data').then(([d]) => (d as Buffer).toString()));
+  pairs.forEach(({ client }, i) => client.write(`m${i}`));
+  assert.deepEqual(await Promise.all(replies), ['1:m0;2:m0;3:m0\n', '1:m1;2:m1;3:m1\n', '1:m2;2:m2;3:m2\n']);
+  assert.deepEqual([...writes.values()], [1, 1, 1], 'one write per connection');
+  assert.deepEqual(afterCallback, [0, 0, 0], 'the writes come after the callbacks and their microtasks');
+  // Output queued outside any callback, and output held while WRITE is disabled, go out too.
+  const [b0] = bevs as [EventBufferEvent];
+  b0.disable(Event.WRITE);
+  b0.write('held');
+  await new Promise((r) => setImmediate(r));
+  await sleep(20);
+  assert.equal(writes.get(pairs[0]!.server), 1, 'nothing written while WRITE is disabled');
+  const late = once(pairs[0]!.client, 'data');
+  b0.enable(Event.WRITE);
+  assert.equal(((await late)[0] as Buffer).toString(), 'held');
+  for (const b of bevs) b.free();
+  for (const p of pairs) p.close();
+  await loop;
+});
+
 test('callbacks never run while the base is idle; data waits for the next dispatch', async () => {
   const base = new EventBase();
   const { client, server, close } = await socketPair();

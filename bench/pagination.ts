@@ -14,7 +14,7 @@
  *                                                where the time of each endpoint goes)
  *
  * The database is `bench/.data/items-1000000.sqlite3`, created once through
- * `openDemoDatabase` and reused. The Django peer needs Debian's
+ * `openDemoDatabase` (in WAL mode) and reused. The Django peer needs Debian's
  * python3-djangorestframework and gunicorn for /usr/bin/python3; the script
  * installs them with apt-get when it can, and otherwise measures eventide
  * alone (comparing with DESIGN.md's anchors instead).
@@ -673,6 +673,15 @@ async function ensureDatabase(): Promise<void> {
     if (db.rowCount !== ROWS) throw new Error(`${DB_FILE} holds ${db.rowCount} rows, not ${ROWS}: delete it to have it created again`);
   } finally {
     await db.close();
+  }
+  // openDemoDatabase creates files in WAL mode; one made by an earlier version is switched
+  // (both servers read this one file, so both read it in the same mode).
+  const { default: Database } = await import('better-sqlite3');
+  const raw = new Database(DB_FILE);
+  try {
+    if (raw.pragma('journal_mode', { simple: true }) !== 'wal') raw.pragma('journal_mode = WAL');
+  } finally {
+    raw.close();
   }
 }
 

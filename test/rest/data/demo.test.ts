@@ -75,8 +75,31 @@ describe('SQLite demo database', () => {
       ]);
       const table = raw.prepare(`SELECT sql FROM sqlite_master WHERE name = 'item'`).get() as { sql: string };
       assert.equal(table.sql, 'CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, created DATETIME UNIQUE, price INTEGER, category TEXT)');
+      assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal', 'a created file is in WAL mode');
     } finally {
       raw.close();
+    }
+  });
+
+  test('an existing file keeps its journal mode', async () => {
+    const file = join(dir, 'rollback.sqlite3');
+    const first = await openDemoDatabase(file, { rows: 10 });
+    await first.close();
+    const raw = new Database(file);
+    raw.pragma('journal_mode = DELETE');
+    raw.close();
+    const again = await openDemoDatabase(file);
+    try {
+      assert.equal(again.created, false);
+      assert.equal((await again.items().all()).length, 10);
+    } finally {
+      await again.close();
+    }
+    const check = new Database(file, { readonly: true });
+    try {
+      assert.equal(check.pragma('journal_mode', { simple: true }), 'delete');
+    } finally {
+      check.close();
     }
   });
 

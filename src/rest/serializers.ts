@@ -776,8 +776,9 @@ export class Serializer<T = SerializedObject> {
     if (source === null) return (this.#data = this.many ? [] : {});
     if (this.many) {
       const rows = source as readonly T[];
-      const out: SerializedObject[] = new Array(rows.length);
-      for (let i = 0; i < rows.length; i++) out[i] = this.toRepresentation(rows[i] as T);
+      // Built by push: a packed array, which JSON.stringify walks on its fast path (not a holey `new Array(n)`).
+      const out: SerializedObject[] = [];
+      for (let i = 0; i < rows.length; i++) out.push(this.toRepresentation(rows[i] as T));
       return (this.#data = out);
     }
     return (this.#data = this.toRepresentation(source as T));

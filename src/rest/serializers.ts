@@ -815,9 +815,11 @@ export class Serializer<T = SerializedObject> {
 
   #calls(async: boolean): FieldCall[] {
     if (!async && this.#callCache !== null) return this.#callCache;
-    const make = (list: readonly CompiledField[]): FieldCall[] => list.map((f) => ({ serializer: this as Serializer<unknown>, context: this.context, fieldName: f.name, async }));
-    if (async) return make(this.#compiled.writable);
-    return (this.#callCache = make(this.#compiled.readable));
+    const list = async ? this.#compiled.writable : this.#compiled.readable;
+    const calls: FieldCall[] = [];
+    for (let i = 0; i < list.length; i++) calls.push({ serializer: this as Serializer<unknown>, context: this.context, fieldName: (list[i] as CompiledField).name, async });
+    if (!async) this.#callCache = calls;
+    return calls;
   }
 
   /** Cross-field validation hook: return the (possibly changed) values or throw a `ValidationError`. */

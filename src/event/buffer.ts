@@ -48,8 +48,10 @@ const makeView: ViewFn = (() => {
 
 /** Smallest chunk allocated for copied data. */
 const MIN_CHUNK = 4096;
-/** Chunks for appends up to this size are carved from Node's Buffer pool. */
+/** Small chunks grow up to this size, carved from Node's Buffer pool. */
 const SMALL_CHUNK = 1024;
+/** Appends smaller than this get pool memory (`Buffer.allocUnsafe` uses the pool below half its 8 KiB). */
+const POOL_MAX = 4096;
 /** The smallest pool chunk: a buffer's first small chunk is twice its first append, at least this. */
 const FIRST_SMALL_CHUNK = 128;
 /** Above this size a copy gets a chunk of exactly its size (no rounding up). */
@@ -1296,21 +1298,22 @@ export class EventBuffer {
 
   /**
    * Appends a string whose characters are all below U+0100 as latin1 (one
-   * byte per character, no UTF-8 encoding pass): HTTP heads use it.
+   * byte per character, no UTF-8 encoding pass): HTTP heads use it. `room`:
+   * bytes about to follow (a body), so that they land in the same chunk.
    * @internal
    */
-  addLatin1(str: string): void {
-    if (str.length !== 0) this.#appendEncoded(str, str.length, 'latin1');
+  addLatin1(str: string, room = 0): void {
+    if (str.length !== 0) this.#appendEncoded(str, str.length, 'latin1', room);
   }
 
   /** Writes `str` (`n` bytes once encoded) into the tail chunk's spare room or a new chunk. */
-  #appendEncoded(str: string, n: number, encoding: 'utf8' | 'latin1'): void {
+  #appendEncoded(str: string, n: number, encoding: 'utf8' | 'latin1', room = 0): void {
     const q = this.#q;
     this.#len += n;
     this.#changed();
     let c: Chunk | undefined = this.#h < this.#t ? q[this.#t - 1] : undefined;
-    const fresh = c === undefined || c.cap - c.end < n;
-    if (fresh) c = this.#chunkFor(n);
+    const fresh = c === undefined || c.cap - c.end < n + room;
+    if (fresh) c = this.#chunkFor(n + room);
     const chunk = c as Chunk;
     // Buffer's per-encoding writers skip the encoding lookup of Buffer#write.
     const b = chunk.buf as Buffer & EncodedWriters;
@@ -1328,16 +1331,17 @@ export class EventBuffer {
       r.start = r.end;
       return r;
     }
-    if (n <= SMALL_CHUNK) {
+    if (n < POOL_MAX) {
       // Small chunks (a reply head, a short body) come from Node's shared pool: no
       // zero-filled allocation per chunk. The memory is this chunk's alone. A buffer's
       // first chunk is sized to its first append (a short reply takes a slice of the pool,
-      // not 1 KiB of it); the next ones double up to SMALL_CHUNK.
+      // not 1 KiB of it); the next ones double up to SMALL_CHUNK; a larger append gets
+      // its own size.
       const last = this.#h < this.#t ? this.#q[this.#t - 1]!.cap : 0;
       let cap = last === 0 ? (n * 2 + 63) & ~63 : last * 2;
       if (cap < FIRST_SMALL_CHUNK) cap = FIRST_SMALL_CHUNK;
       else if (cap > SMALL_CHUNK) cap = SMALL_CHUNK;
-      if (cap < n) cap = SMALL_CHUNK;
+      if (cap < n) cap = n;
       const b = Buffer.allocUnsafe(cap);
       return new Chunk(b, 0, 0, cap, true);
     }

@@ -685,7 +685,8 @@ export class HttpServerConnection implements Exchange {
     const noBody = req.command === EventHttpRequest.CMD_HEAD || code < 200 || code === 204 || code === 304;
     const own = req.outputBufferIfAny;
     const len = (own?.length ?? 0) + (body?.length ?? 0);
-    out.addLatin1(this.#statusAndHeaders(req, code, reason, noBody ? (code < 200 || code === 204 || code === 304 ? -1 : len) : len, false));
+    const head = this.#statusAndHeaders(req, code, reason, noBody ? (code < 200 || code === 204 || code === 304 ? -1 : len) : len, false);
+    out.addLatin1(head, noBody || len > COPY_BODY_MAX ? 0 : len); // a small body goes in the head's chunk
     if (noBody) {
       own?.drain(own.length);
       body?.drain(body.length);

@@ -83,6 +83,12 @@ function toFunction<F extends (...args: never[]) => unknown>(spec: CallbackSpec<
 /**
  * A buffered connection over a TCP or UNIX socket, optionally TLS.
  *
+ * What is added to `output` is handed to the socket at the end of the
+ * current turn of the loop, after the callbacks of every connection that
+ * was ready in it (libevent writes when the next poll finds the socket
+ * writable): all writes of a callback leave together, and a server that
+ * answers many connections in one turn wakes each peer once.
+ *
  * Callbacks always run from the base's loop, never inside the call that
  * caused them (so `OPT_DEFER_CALLBACKS` is always in effect). Differences
  * from libevent, deliberate: freeing a connection with `OPT_CLOSE_ON_FREE`

@@ -56,6 +56,19 @@ export class Handle {
 const now = (): number => performance.now();
 const noop = (): void => {};
 
+/** Run when a loop ends, before its promise settles. */
+const loopEndHooks: (() => void)[] = [];
+
+/**
+ * Registers work to do whenever a loop ends, before `dispatch()` / `loop()`
+ * settles: bufferevents hand over the output they queued in the last turn,
+ * so a program that exits right after its loop loses nothing.
+ * @internal
+ */
+export function onLoopEnd(hook: () => void): void {
+  loopEndHooks.push(hook);
+}
+
 /**
  * Flags of `EventBase.loop()`.
  * @internal
@@ -764,6 +777,7 @@ export class EventBase {
   }
 
   #end(): void {
+    for (const hook of loopEndHooks) hook();
     this.#dispatching = false;
     this.#exitReq = false;
     this.#breakReq = false;

@@ -10,7 +10,7 @@ import { Socket } from 'node:net';
 import { lookup } from 'node:dns';
 import { existsSync } from 'node:fs';
 import type { TLSSocket } from 'node:tls';
-import { EventBase, Handle } from './base.js';
+import { EventBase, Handle, onLoopEnd } from './base.js';
 import { EventBuffer } from './buffer.js';
 import { parseAddress } from './address.js';
 import { createEventError, warn } from './errors.js';
@@ -1065,6 +1065,10 @@ export class EventBufferEvent<A = unknown> {
       flushArmed = true;
       setImmediate(EventBufferEvent.#flushAll);
     }
+  }
+
+  static {
+    onLoopEnd(() => EventBufferEvent.#flushAll());
   }
 
   /** Writes the output of every bufferevent that queued some during this turn of the loop. */

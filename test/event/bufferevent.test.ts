@@ -187,6 +187,26 @@ test('output queued during one turn of the loop leaves in one write per connecti
   await loop;
 });
 
+test('output queued in the last turn is handed to the socket before dispatch() settles', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const bev = new EventBufferEvent(base, server, 0, (b) => {
+    b.write(`reply to ${b.read(100)?.toString() ?? ''}`);
+    base.exit(); // a program that exits as soon as its loop ends
+  });
+  bev.enable(Event.READ | Event.WRITE);
+  const received: Buffer[] = [];
+  client.on('data', (d: Buffer) => received.push(d));
+  const ended = once(client, 'end');
+  client.write('ping');
+  await base.dispatch();
+  server.destroy(); // at once: only what already reached the kernel gets through
+  await ended;
+  assert.equal(Buffer.concat(received).toString(), 'reply to ping');
+  bev.free();
+  close();
+});
+
 test('callbacks never run while the base is idle; data waits for the next dispatch', async () => {
   const base = new EventBase();
   const { client, server, close } = await socketPair();

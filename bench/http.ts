@@ -32,7 +32,7 @@
  * EventHttp / node:http against the targets: keep-alive >= 1.4x, pipelined
  * >= 5x, p99 no worse than node:http.
  */
-import { argValue, clockTicks, cpuSeconds, have, machineBusySeconds, median, parseWrkTotals, pinned, toMicros } from './lib.js';
+import { argValue, clockTicks, cpuSeconds, have, machineBusySeconds, median, parseWrkTotals, pinned, runWrkProcess, toMicros } from './lib.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -227,23 +227,7 @@ async function runWrk(env: Env, port: number, mode: Mode, seconds: number): Prom
   const args = ['-t1', `-c${env.connections}`, `-d${seconds}s`, '--latency', '--timeout', '5s'];
   args.push('-s', mode === 'pipelined' ? env.lua : env.latencyLua);
   args.push(`http://${HOST}:${port}/`);
-  const [cmd, full] = pinned(env.pin, 1, 'wrk', args);
-  const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const killer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
-  // wrk's own CPU time: the last sample before it exits (it prints its report at the very end)
-  let wrkCpu = Number.NaN;
-  const sample = setInterval(() => {
-    const c = cpuSeconds(child.pid as number, env.tck);
-    if (Number.isFinite(c)) wrkCpu = c;
-  }, 100);
-  const [code] = (await once(child, 'close')) as [number | null];
-  clearInterval(sample);
-  clearTimeout(killer);
-  if (code !== 0) throw new Error(`wrk exited with ${code}: ${err}${out}`);
+  const { out, wrkCpu } = await runWrkProcess(env.pin, env.tck, args, seconds);
   return { ...parseWrk(out), wrkCpu };
 }
 

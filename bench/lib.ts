@@ -1,8 +1,10 @@
 /**
  * What the benchmark scripts share: command-line flags, tool checks, CPU
- * accounting from /proc, wrk output parsing and taskset pinning.
+ * accounting from /proc, running wrk and parsing its output, and taskset
+ * pinning.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 
 /** The value after `--name` on the command line, or undefined. */
@@ -81,4 +83,31 @@ export function median(xs: number[]): number {
 /** The command line that runs `cmd` on CPU `cpu` through taskset (when `pin`). */
 export function pinned(pin: boolean, cpu: number, cmd: string, args: string[]): [string, string[]] {
   return pin ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args];
+}
+
+/**
+ * Runs wrk (`args` end with the URL) on CPU 1 when `pin`, killed if it outlives
+ * `seconds` by 30 s. Returns its output and its own CPU seconds (the last
+ * /proc sample before it exited: it prints its report at the very end).
+ * `onSpawn` sees the child first (to stop it on Ctrl-C, say).
+ */
+export async function runWrkProcess(pin: boolean, tck: number, args: string[], seconds: number, onSpawn?: (child: ChildProcess) => void): Promise<{ out: string; wrkCpu: number }> {
+  const [cmd, full] = pinned(pin, 1, 'wrk', args);
+  const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
+  onSpawn?.(child);
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const killer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
+  let wrkCpu = Number.NaN;
+  const sample = setInterval(() => {
+    const c = cpuSeconds(child.pid as number, tck);
+    if (Number.isFinite(c)) wrkCpu = c;
+  }, 100);
+  const [code] = (await once(child, 'close')) as [number | null];
+  clearInterval(sample);
+  clearTimeout(killer);
+  if (code !== 0) throw new Error(`wrk exited with ${code}: ${err}${out}`);
+  return { out, wrkCpu };
 }

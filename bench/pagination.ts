@@ -34,7 +34,7 @@
  * Before measuring, both servers' answers to the same URLs are compared (the
  * same JSON once the host:port is replaced).
  */
-import { argValue, clockTicks, cpuSeconds, have, machineBusySeconds, parseWrkTotals, pinned, toMicros } from './lib.js';
+import { argValue, clockTicks, cpuSeconds, have, machineBusySeconds, parseWrkTotals, pinned, runWrkProcess, toMicros } from './lib.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -459,22 +459,7 @@ function parseWrk(out: string): Omit<WrkResult, 'wrkCpu'> {
 
 async function runWrk(env: Env, port: number, path: string, seconds: number): Promise<WrkResult> {
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '--timeout', '5s', `http://${HOST}:${port}${path}`];
-  const [cmd, full] = pinned(env.pin, 1, 'wrk', args);
-  const child = track(spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] }));
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const killer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
-  let wrkCpu = Number.NaN;
-  const sample = setInterval(() => {
-    const c = cpuSeconds(child.pid as number, env.tck);
-    if (Number.isFinite(c)) wrkCpu = c;
-  }, 100);
-  const [code] = (await once(child, 'close')) as [number | null];
-  clearInterval(sample);
-  clearTimeout(killer);
-  if (code !== 0) throw new Error(`wrk exited with ${code}: ${err}${out}`);
+  const { out, wrkCpu } = await runWrkProcess(env.pin, env.tck, args, seconds, track);
   return { ...parseWrk(out), wrkCpu };
 }
 

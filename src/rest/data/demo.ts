@@ -125,9 +125,10 @@ export interface DemoDatabaseHandle {
  * connection's `search_path`, settable with `?options=-c%20search_path%3Dname`).
  * When the table `item` is missing it is created and seeded with
  * `options.rows` rows in one transaction (a new SQLite file is then put in
- * WAL mode: readers and a writer work at once, and reads are cheaper); an existing table is opened as it
- * is after checking its columns (a different shape is an
- * `ImproperlyConfigured` error and nothing is written).
+ * WAL mode: readers and a writer work at once, and reads are cheaper); an
+ * existing table is opened as it is, journal mode included, after checking
+ * its columns (a different shape is an `ImproperlyConfigured` error and
+ * nothing is written).
  * @example
  * ```ts
  * const demo = await openDemoDatabase('demo.sqlite3', { rows: 1_000_000, onProgress: (d, t) => console.log(`${d}/${t}`) });

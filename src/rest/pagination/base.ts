@@ -8,6 +8,7 @@
 import type { Request } from '../request.js';
 import type { Response } from '../response.js';
 import type { Queryset } from '../data/source.js';
+import { renderTemplate, type PaginationTemplate } from './html.js';
 
 /**
  * What a paginator may read from the view that uses it (its filter backends
@@ -119,9 +120,15 @@ export abstract class BasePagination {
     return { previous_url: this.getPreviousLink(), next_url: this.getNextLink() };
   }
 
-  /** The HTML of the controls (empty when there are none). */
+  /**
+   * The HTML controls' template: a registered name or a function; `null`
+   * (the default here) means no controls. The built-in styles set their own.
+   */
+  template: string | PaginationTemplate | null = null;
+
+  /** The HTML of the controls: the template rendered with {@link getHtmlContext} (empty without a template). */
   toHtml(): string {
-    return '';
+    return this.template === null ? '' : renderTemplate(this.template, this.getHtmlContext());
   }
 
   /** The query parameters this style reads, for the OpenAPI document. */

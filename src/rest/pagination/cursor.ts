@@ -11,7 +11,7 @@ import { encodeComponent, parseQuery, positiveInt, pyIntBig, replaceQueryParam }
 import type { Request } from '../request.js';
 import { Response } from '../response.js';
 import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
-import { PREVIOUS_AND_NEXT_TEMPLATE, renderTemplate, type PaginationTemplate } from './html.js';
+import { PREVIOUS_AND_NEXT_TEMPLATE, type PaginationTemplate } from './html.js';
 import { resolvePageSize } from './page-number.js';
 
 /**
@@ -181,7 +181,7 @@ export class CursorPagination extends BasePagination {
   /** The ordering: a term (`'-created'`) or terms; the first one's value is the position. */
   ordering: string | readonly string[] | null = '-created';
   /** The HTML controls' template: a registered name or a function; `null` disables the controls. */
-  template: string | PaginationTemplate | null = PREVIOUS_AND_NEXT_TEMPLATE;
+  override template: string | PaginationTemplate | null = PREVIOUS_AND_NEXT_TEMPLATE;
   /** A query parameter letting the client choose the page size, or `null`. */
   pageSizeQueryParam: string | null = null;
   /** Its description in the OpenAPI document. */
@@ -396,10 +396,6 @@ export class CursorPagination extends BasePagination {
 
   override getHtmlContext(): HtmlContext {
     return { previous_url: this.getPreviousLink(), next_url: this.getNextLink() };
-  }
-
-  override toHtml(): string {
-    return this.template === null ? '' : renderTemplate(this.template, this.getHtmlContext());
   }
 
   override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {

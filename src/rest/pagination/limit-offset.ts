@@ -12,7 +12,7 @@ import { Response } from '../response.js';
 import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
 import { exactCount, type CountStrategy } from './count.js';
 import { resolvePageSize } from './page-number.js';
-import { NUMBERS_TEMPLATE, getDisplayedPageNumbers, getPageLinks, renderTemplate, type PaginationTemplate } from './html.js';
+import { NUMBERS_TEMPLATE, getDisplayedPageNumbers, getPageLinks, type PaginationTemplate } from './html.js';
 
 interface State {
   request: Request;
@@ -50,7 +50,7 @@ export class LimitOffsetPagination extends BasePagination {
   /** The largest limit a client may ask for (`null` or 0: no limit). */
   maxLimit: number | null = null;
   /** The HTML controls' template: a registered name or a function; `null` disables the controls. */
-  template: string | PaginationTemplate | null = NUMBERS_TEMPLATE;
+  override template: string | PaginationTemplate | null = NUMBERS_TEMPLATE;
   /** How the envelope's `count` is computed (see `count.ts`). */
   countStrategy: CountStrategy = exactCount;
 
@@ -143,10 +143,6 @@ export class LimitOffsetPagination extends BasePagination {
       next_url: this.getNextLink(),
       page_links: getPageLinks(getDisplayedPageNumbers(current, final), current, urlFor),
     };
-  }
-
-  override toHtml(): string {
-    return this.template === null ? '' : renderTemplate(this.template, this.getHtmlContext());
   }
 
   override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {

@@ -12,7 +12,7 @@ import type { Request } from '../request.js';
 import { Response } from '../response.js';
 import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
 import { exactCount, type CountStrategy } from './count.js';
-import { NUMBERS_TEMPLATE, getDisplayedPageNumbers, getPageLinks, renderTemplate, type PaginationTemplate } from './html.js';
+import { NUMBERS_TEMPLATE, getDisplayedPageNumbers, getPageLinks, type PaginationTemplate } from './html.js';
 
 /**
  * A page number that cannot be served (Django's `InvalidPage`): the
@@ -280,7 +280,7 @@ export class PageNumberPagination extends BasePagination {
   /** Page values that mean the last page (compared case-sensitively). */
   lastPageStrings: readonly string[] = ['last'];
   /** The HTML controls' template: a registered name or a function; `null` disables the controls. */
-  template: string | PaginationTemplate | null = NUMBERS_TEMPLATE;
+  override template: string | PaginationTemplate | null = NUMBERS_TEMPLATE;
   /** The 404 detail; `{page_number}` and `{message}` (the paginator's reason) are substituted. */
   invalidPageMessage = 'Invalid page.';
   /** The paginator class (Django's `django_paginator_class`). */
@@ -365,10 +365,6 @@ export class PageNumberPagination extends BasePagination {
       next_url: this.getNextLink(),
       page_links: getPageLinks(getDisplayedPageNumbers(page.number, page.numPages), page.number, urlFor),
     };
-  }
-
-  override toHtml(): string {
-    return this.template === null ? '' : renderTemplate(this.template, this.getHtmlContext());
   }
 
   override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {

@@ -4,6 +4,7 @@ import { Request } from '../../../src/rest/request.js';
 import { createSettings } from '../../../src/rest/settings.js';
 import { ConfigurationError } from '../../../src/rest/errors.js';
 import {
+  BasePagination,
   CursorPagination,
   escapeHtml,
   getDisplayedPageNumbers,
@@ -114,6 +115,26 @@ test('previous-and-next template', () => {
   );
   assert.match(renderPreviousAndNext({ previous_url: '/p', next_url: null }), /<li class="previous"><a href="\/p" rel="prev"[^>]*>&laquo; Previous<\/a><\/li>\n<li class="next disabled"><a aria-disabled="true"/);
   assert.equal(escapeHtml(`a&b<c>"d'`), 'a&amp;b&lt;c&gt;&quot;d&#x27;');
+});
+
+test('a custom style renders its template with its HTML context; without one it has no controls', () => {
+  class Plain extends BasePagination {
+    async paginateQueryset<Row extends object>(): Promise<Row[] | null> {
+      return null;
+    }
+    getPaginatedResponse(): never {
+      throw new Error('unused');
+    }
+    override getNextLink(): string {
+      return 'http://testserver/?at=2';
+    }
+  }
+  assert.equal(new Plain().toHtml(), '');
+  const withTemplate = new Plain();
+  withTemplate.template = (ctx) => `next=${ctx.next_url ?? '-'} previous=${ctx.previous_url ?? '-'}`;
+  assert.equal(withTemplate.toHtml(), 'next=http://testserver/?at=2 previous=-');
+  withTemplate.template = PREVIOUS_AND_NEXT_TEMPLATE;
+  assert.equal(withTemplate.toHtml(), renderPreviousAndNext(withTemplate.getHtmlContext()));
 });
 
 test('paginators render their controls through the registry', async () => {

@@ -14,7 +14,7 @@
  */
 import { escapeHtml } from '../http/html.js';
 import { statusText } from '../http/status.js';
-import type { Paginator, RenderContext, Renderer } from './contracts.js';
+import type { PaginationTemplate, Paginator, RenderContext, Renderer } from './contracts.js';
 import { replaceQueryParam } from './query.js';
 
 /** An absolute http(s) URL with a host and no whitespace or control characters. */
@@ -91,7 +91,7 @@ function isHtml(r: Pick<Renderer, 'format' | 'mediaType'>): boolean {
 }
 
 /** The controls of the view's paginator when it wants them shown, else `''`. */
-function paginationHtml(view: ViewLike | null): string {
+function paginationHtml(view: ViewLike | null, templates: Readonly<Record<string, PaginationTemplate>>): string {
   if (view === null || !('paginator' in view)) return '';
   let paginator: Paginator | null | undefined;
   try {
@@ -100,7 +100,7 @@ function paginationHtml(view: ViewLike | null): string {
     return '';
   }
   if (paginator == null || paginator.displayPageControls !== true || typeof paginator.toHtml !== 'function') return '';
-  const html = paginator.toHtml().trim();
+  const html = paginator.toHtml(templates).trim();
   if (html === '') return '';
   // The built-in templates bring their own <nav>; wrap a bare list from a custom one.
   return /^<nav[\s>]/i.test(html) ? html : `<nav aria-label="Pagination">${html}</nav>`;
@@ -245,7 +245,7 @@ export function renderBrowsablePage(data: unknown, _acceptedMediaType: string | 
     `<h1>${title}</h1>\n` +
     (description !== '' ? `<p class="description">${escapeHtml(description)}</p>\n` : '') +
     (meta !== '' ? `<dl class="meta">${meta}</dl>\n` : '') +
-    paginationHtml(view) +
+    paginationHtml(view, request?.settings.PAGINATION_TEMPLATES ?? {}) +
     '\n<section aria-labelledby="response-heading">\n<h2 id="response-heading">Response</h2>\n' +
     `<pre class="status${status >= 400 ? ' error' : ''}" aria-label="Status and headers">${headersHtml(context, status, renderers)}</pre>\n` +
     `<pre class="json" aria-label="Body (JSON)">${jsonToHtml(data)}</pre>\n` +

@@ -393,7 +393,7 @@ export interface Paginator {
   getPaginatedResponse(data: unknown[]): ApiResponse;
   getNextLink(): string | null;
   getPreviousLink(): string | null;
-  toHtml(): string;
+  toHtml(templates?: Readonly<Record<string, PaginationTemplate>>): string;
   getSchemaOperationParameters(view?: PaginatedView | null): SchemaParameter[];
   getPaginatedResponseSchema(schema: JsonSchema): JsonSchema;
 }
@@ -445,6 +445,42 @@ export interface VersionLifecycle {
 }
 
 /**
+ * One entry of the page-number controls: a page, or a break (`…`).
+ * @example
+ * ```ts
+ * const link: PageLink = { url: 'http://h/items/?page=2', number: 2, isActive: false, isBreak: false };
+ * ```
+ */
+export interface PageLink {
+  url: string | null;
+  number: number | null;
+  isActive: boolean;
+  isBreak: boolean;
+}
+
+/**
+ * The context the HTML controls are rendered from.
+ * @example
+ * ```ts
+ * const ctx: HtmlContext = { previous_url: null, next_url: 'http://h/items/?page=2', page_links: [] };
+ * ```
+ */
+export interface HtmlContext {
+  previous_url: string | null;
+  next_url: string | null;
+  page_links?: PageLink[];
+}
+
+/**
+ * A template of the HTML controls: context in, markup out.
+ * @example
+ * ```ts
+ * const plain: PaginationTemplate = (ctx) => (ctx.next_url ? `<a href="${escapeHtml(ctx.next_url)}">more</a>` : '');
+ * ```
+ */
+export type PaginationTemplate = (context: HtmlContext) => string;
+
+/**
  * Everything a web API can configure. All keys are optional in
  * `createSettings()`; the defaults are Django REST framework's.
  * @example
@@ -483,6 +519,11 @@ export interface Settings {
   readonly MAX_BODY_SIZE: number;
   /** Deprecation and sunset information per version. */
   readonly VERSION_LIFECYCLE: Readonly<Record<string, VersionLifecycle>>;
+  /**
+   * Templates of the HTML pagination controls by name, looked up before the
+   * built-in ones (so an entry under a built-in name replaces it for this API).
+   */
+  readonly PAGINATION_TEMPLATES: Readonly<Record<string, PaginationTemplate>>;
 }
 
 /**

@@ -82,10 +82,11 @@ export {
 } from './generics.js';
 export { GenericViewSet, ReadOnlyModelViewSet, type ActionMap } from './viewsets.js';
 export { SimpleRouter, DefaultRouter } from './routers.js';
-export { registerConverter, type PathConverter } from './urls/converters.js';
+export { type PathConverter } from './urls/converters.js';
 export {
   path,
   rePath,
+  withConverters,
   include,
   URLPattern,
   URLIncludePattern,

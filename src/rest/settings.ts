@@ -47,6 +47,7 @@ const KEYS: readonly (keyof Settings)[] = [
   'ALLOWED_HOSTS',
   'MAX_BODY_SIZE',
   'VERSION_LIFECYCLE',
+  'PAGINATION_TEMPLATES',
 ];
 
 function describe(v: unknown): string {
@@ -104,7 +105,19 @@ export function createSettings(input: SettingsInput = {}): Settings {
     ALLOWED_HOSTS: input.ALLOWED_HOSTS ?? null,
     MAX_BODY_SIZE: input.MAX_BODY_SIZE ?? 2_621_440,
     VERSION_LIFECYCLE: input.VERSION_LIFECYCLE ?? {},
+    PAGINATION_TEMPLATES: Object.freeze({ ...input.PAGINATION_TEMPLATES }),
   };
+  const templates: unknown = input.PAGINATION_TEMPLATES ?? {};
+  if (
+    typeof templates !== 'object' ||
+    templates === null ||
+    Array.isArray(templates) ||
+    !Object.values(templates).every((t) => typeof t === 'function')
+  ) {
+    throw new ImproperlyConfigured(
+      `PAGINATION_TEMPLATES must be an object of template name to function (context to markup), not ${describe(templates)}.`,
+    );
+  }
   const bad = (key: string, want: string, got: unknown): never => {
     throw new ImproperlyConfigured(`${key} must be ${want}, not ${describe(got)}.`);
   };

@@ -16,6 +16,7 @@ import { Response } from '../../src/rest/response.js';
 import { reverse } from '../../src/rest/reverse.js';
 import { Serializer } from '../../src/rest/serializers.js';
 import { path } from '../../src/rest/urls/patterns.js';
+import { NUMBERS_TEMPLATE, PageNumberPagination } from '../../src/rest/pagination/index.js';
 import { APIView } from '../../src/rest/views.js';
 import type { RawRequest } from '../../src/rest/request.js';
 import { TRANSPORTS, serveApi, call, type Served } from '../support/rest.js';
@@ -191,3 +192,32 @@ for (const transport of TRANSPORTS) {
     });
   });
 }
+
+test('each API renders the browsable pagination controls with its own PAGINATION_TEMPLATES', async () => {
+  class Paged extends ListAPIView {
+    override queryset = Array.from({ length: 30 }, (_, i) => ({ id: i + 1 }));
+    override serializerClass = ItemSerializer;
+    override paginationClass = class extends PageNumberPagination {
+      override pageSize = 10;
+    };
+  }
+  const build = (label: string) =>
+    new RestApi({
+      settings: { PAGINATION_TEMPLATES: { [NUMBERS_TEMPLATE]: (c) => `<p class="mine">${label} ${c.next_url}</p>` } },
+      urlpatterns: [
+        path('paged/', Paged.asView(), { name: 'paged' }),
+        path('items/<int:pk>/', Items.asView(), { name: 'item-detail' }),
+      ],
+    });
+  const plain = new RestApi({
+    urlpatterns: [
+      path('paged/', Paged.asView(), { name: 'paged' }),
+      path('items/<int:pk>/', Items.asView(), { name: 'item-detail' }),
+    ],
+  });
+  const html = async (api: RestApi) =>
+    (await api.handle({ ...raw('/paged/?format=api'), headers: [['Host', 'testserver']] })).body.toString();
+  assert.match(await html(build('one')), /<p class="mine">one http:\/\/testserver\/paged\/\?format=api&page=2<\/p>/);
+  assert.match(await html(build('two')), /<p class="mine">two /);
+  assert.match(await html(plain), /<ul class="pagination">/, 'an API without the setting keeps the built-in template');
+});

@@ -59,14 +59,20 @@ export abstract class BasePagination implements Paginator {
   }
 
   /**
-   * The HTML controls' template: a registered name or a function; `null`
+   * The HTML controls' template: a name (of the API's `PAGINATION_TEMPLATES`
+   * or a built-in template) or a function; `null`
    * (the default here) means no controls. The built-in styles set their own.
    */
   template: string | PaginationTemplate | null = null;
 
-  /** The HTML of the controls: the template rendered with {@link getHtmlContext} (empty without a template). */
-  toHtml(): string {
-    return this.template === null ? '' : renderTemplate(this.template, this.getHtmlContext());
+  /**
+   * The HTML of the controls: the template rendered with
+   * {@link getHtmlContext} (empty without a template). A template given by
+   * name is looked up in `templates` (the browsable page passes the API's
+   * `PAGINATION_TEMPLATES`), then among the built-in ones.
+   */
+  toHtml(templates?: Readonly<Record<string, PaginationTemplate>>): string {
+    return this.template === null ? '' : renderTemplate(this.template, this.getHtmlContext(), templates);
   }
 
   /** The query parameters this style reads, for the OpenAPI document. */

@@ -21,36 +21,12 @@
  */
 import { escapeHtml } from '../../http/html.js';
 import { ConfigurationError } from '../errors.js';
+import type { HtmlContext, PageLink, PaginationTemplate } from '../contracts.js';
 
 /** The package's one HTML escape (`&`, `<`, `>`, `"`, and `'` as `&#039;`), re-exported for templates. */
 export { escapeHtml } from '../../http/html.js';
 
-/**
- * One entry of the page-number controls: a page, or a break (`…`).
- * @example
- * ```ts
- * const link: PageLink = { url: 'http://h/items/?page=2', number: 2, isActive: false, isBreak: false };
- * ```
- */
-export interface PageLink {
-  url: string | null;
-  number: number | null;
-  isActive: boolean;
-  isBreak: boolean;
-}
-
-/**
- * The context the HTML controls are rendered from.
- * @example
- * ```ts
- * const ctx: HtmlContext = { previous_url: null, next_url: 'http://h/items/?page=2', page_links: [] };
- * ```
- */
-export interface HtmlContext {
-  previous_url: string | null;
-  next_url: string | null;
-  page_links?: PageLink[];
-}
+export type { HtmlContext, PageLink, PaginationTemplate } from '../contracts.js';
 
 /**
  * The page numbers to show for page `current` of `final`, with `null` for a
@@ -114,19 +90,10 @@ export function getPageLinks(
 }
 
 /**
- * A template of the HTML controls: context in, markup out.
- * @example
- * ```ts
- * const plain: PaginationTemplate = (ctx) => (ctx.next_url ? `<a href="${escapeHtml(ctx.next_url)}">more</a>` : '');
- * ```
- */
-export type PaginationTemplate = (context: HtmlContext) => string;
-
-/**
  * The name of the page-numbers template (page-number and limit/offset styles).
  * @example
  * ```ts
- * registerTemplate(NUMBERS_TEMPLATE, (ctx) => myNumbers(ctx));
+ * const settings = createSettings({ PAGINATION_TEMPLATES: { [NUMBERS_TEMPLATE]: (ctx) => `<p>${ctx.page_links?.length ?? 0} pages</p>` } });
  * ```
  */
 export const NUMBERS_TEMPLATE = 'rest_framework/pagination/numbers.html';
@@ -197,55 +164,26 @@ const builtins: ReadonlyMap<string, PaginationTemplate> = new Map([
   [NUMBERS_TEMPLATE, renderNumbers],
   [PREVIOUS_AND_NEXT_TEMPLATE, renderPreviousAndNext],
 ]);
-const registry = new Map<string, PaginationTemplate>(builtins);
-
 /**
- * Registers `render` under `name` for every paginator, replacing what was
- * there (a built-in template included). Returns a function that restores the
- * previous registration.
- * @example
- * ```ts
- * const restore = registerTemplate(NUMBERS_TEMPLATE, (ctx) => `<p>${ctx.page_links?.length ?? 0} pages</p>`);
- * // ... later
- * restore();
- * ```
- */
-export function registerTemplate(name: string, render: PaginationTemplate): () => void {
-  if (typeof name !== 'string' || name === '') throw new ConfigurationError('registerTemplate needs a template name.');
-  if (typeof render !== 'function')
-    throw new ConfigurationError(`registerTemplate(${JSON.stringify(name)}) needs a function from context to markup.`);
-  const previous = registry.get(name);
-  registry.set(name, render);
-  return () => {
-    if (registry.get(name) !== render) return;
-    if (previous === undefined) registry.delete(name);
-    else registry.set(name, previous);
-  };
-}
-
-/**
- * The template registered under `name`, or `undefined`.
- * @example
- * ```ts
- * const numbers = getTemplate(NUMBERS_TEMPLATE)!;
- * ```
- */
-export function getTemplate(name: string): PaginationTemplate | undefined {
-  return registry.get(name);
-}
-
-/**
- * Renders `context` with a template given by name (looked up in the
- * registry; an unknown name throws {@link ConfigurationError}) or as a function.
+ * Renders `context` with a template given as a function or by name: the
+ * name is looked up in `templates` (an API's `PAGINATION_TEMPLATES`), then
+ * among the built-in templates; an unknown name throws
+ * {@link ConfigurationError}.
  * @example
  * ```ts
  * const html = renderTemplate(PREVIOUS_AND_NEXT_TEMPLATE, { previous_url: null, next_url: null });
  * ```
  */
-export function renderTemplate(template: string | PaginationTemplate, context: HtmlContext): string {
+export function renderTemplate(
+  template: string | PaginationTemplate,
+  context: HtmlContext,
+  templates: Readonly<Record<string, PaginationTemplate>> = {},
+): string {
   if (typeof template === 'function') return template(context);
-  const render = registry.get(template);
+  const render = Object.hasOwn(templates, template) ? templates[template] : builtins.get(template);
   if (render === undefined)
-    throw new ConfigurationError(`No pagination template is registered under ${JSON.stringify(template)}.`);
+    throw new ConfigurationError(
+      `No pagination template is called ${JSON.stringify(template)}: add it to PAGINATION_TEMPLATES or give the template as a function.`,
+    );
   return render(context);
 }

@@ -40,8 +40,6 @@ export {
   PAGE_BREAK,
   NUMBERS_TEMPLATE,
   PREVIOUS_AND_NEXT_TEMPLATE,
-  registerTemplate,
-  getTemplate,
   renderTemplate,
   renderNumbers,
   renderPreviousAndNext,

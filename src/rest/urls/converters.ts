@@ -1,7 +1,8 @@
 /**
  * Path converters of `path()` routes (`<int:pk>`): the built-in `int`,
- * `str`, `slug`, `uuid` and `path`, and {@link registerConverter} for custom
- * ones. A converter gives the regex a segment must match and the
+ * `str`, `slug`, `uuid` and `path`; custom ones are given per route
+ * (`RouteOptions.converters`) or per group of routes (`withConverters()`),
+ * never registered process-wide. A converter gives the regex a segment must match and the
  * conversions both ways (segment to value when resolving, value to text
  * when reversing).
  *
@@ -35,7 +36,7 @@ const intConverter: PathConverter = {
 };
 const identity = (s: string): string => s;
 const stringify = (v: unknown): string => String(v);
-const CONVERTERS = new Map<string, PathConverter>([
+const BUILTIN: ReadonlyMap<string, PathConverter> = new Map<string, PathConverter>([
   ['int', intConverter],
   ['str', { regex: '[^/]+', toValue: identity, toUrl: stringify }],
   ['slug', { regex: '[-a-zA-Z0-9_]+', toValue: identity, toUrl: stringify }],
@@ -47,34 +48,26 @@ const CONVERTERS = new Map<string, PathConverter>([
 ]);
 
 /**
- * Registers a converter for routes (`<name:param>`). Built in: `int` (a JS
- * number; values beyond 2^53 do not match), `str` (`[^/]+`), `slug`,
- * `uuid` (lower-case canonical form, the value stays a string) and `path`
- * (`.+`, slashes included). A name can be registered once; register before
- * building the routes that use it.
- * @example
- * ```ts
- * registerConverter('yyyy', { regex: '[0-9]{4}', toValue: Number, toUrl: (v) => String(v).padStart(4, '0') });
- * const routes = [path('articles/<yyyy:year>/', archive)];
- * ```
+ * The built-in converter called `name`, or `undefined`.
+ * @internal
  */
-export function registerConverter(name: string, converter: PathConverter): void {
-  if (CONVERTERS.has(name)) throw new ConfigurationError(`Converter '${name}' is already registered.`);
+export function builtinConverter(name: string): PathConverter | undefined {
+  return BUILTIN.get(name);
+}
+
+/**
+ * Checks a custom converter's shape (and that its regex compiles) and that
+ * its name does not shadow a built-in one.
+ * @internal
+ */
+export function checkConverter(name: string, converter: PathConverter): void {
+  if (BUILTIN.has(name)) throw new ConfigurationError(`Converter '${name}' is built in; give yours another name.`);
   if (
     typeof converter?.regex !== 'string' ||
     typeof converter.toValue !== 'function' ||
     typeof converter.toUrl !== 'function'
   ) {
-    throw new ConfigurationError('registerConverter() needs { regex: string, toValue(s), toUrl(v) }.');
+    throw new ConfigurationError(`Converter '${name}' needs { regex: string, toValue(s), toUrl(v) }.`);
   }
   new RegExp(converter.regex);
-  CONVERTERS.set(name, converter);
-}
-
-/**
- * The converter registered under `name`, or `undefined`.
- * @internal
- */
-export function getConverter(name: string): PathConverter | undefined {
-  return CONVERTERS.get(name);
 }

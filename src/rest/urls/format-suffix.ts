@@ -5,7 +5,7 @@
  * @module
  */
 import { ConfigurationError } from '../errors.js';
-import { getConverter, registerConverter } from './converters.js';
+import { builtinConverter, type PathConverter } from './converters.js';
 import { Include, path, rePath, URLIncludePattern, type RouteOptions, type URLEntry } from './patterns.js';
 import { REGEX_SPECIAL } from './route.js';
 
@@ -36,14 +36,12 @@ export function formatSuffixPatterns(
   }
   const alternatives =
     allowed === undefined ? '[a-z0-9]+' : allowed.map((a: string) => a.replace(REGEX_SPECIAL, '\\$&')).join('|');
-  const converterName = allowed === undefined ? 'format_suffix' : `format_suffix_${allowed.join('_')}`;
-  if (getConverter(converterName) === undefined) {
-    registerConverter(converterName, {
-      regex: allowed === undefined ? alternatives : `(?:${alternatives})`,
-      toValue: (v) => v,
-      toUrl: (v) => String(v),
-    });
-  }
+  const converterName = 'format_suffix';
+  const suffix: PathConverter = {
+    regex: allowed === undefined ? alternatives : `(?:${alternatives})`,
+    toValue: (v) => v,
+    toUrl: (v) => String(v),
+  };
   const out: URLEntry[] = [];
   for (const p of patterns) {
     if (p instanceof URLIncludePattern) {
@@ -63,6 +61,12 @@ export function formatSuffixPatterns(
       const base = p.matcher.describe.replace(/(?:\$|\\Z)$/, '').replace(/\/$/, '');
       out.push(rePath(`${base}\\.(?P<format>${alternatives})/?$`, p.callback, opts));
     } else {
+      // The suffixed route keeps the custom converters of the original and adds the suffix's own.
+      const converters: Record<string, PathConverter> = { [converterName]: suffix };
+      for (const { name, converter } of p.matcher.converters.values()) {
+        if (name !== converterName && builtinConverter(name) === undefined) converters[name] = converter;
+      }
+      opts.converters = converters;
       out.push(path(`${p.matcher.describe.replace(/\/$/, '')}.<${converterName}:format>`, p.callback, opts));
     }
   }

@@ -1,7 +1,7 @@
 /**
  * URL configuration in Django's style: {@link path}, {@link rePath} and
  * {@link include} build the entries, a {@link URLResolver} resolves request
- * paths to views and reverses view names to paths, {@link registerConverter}
+ * paths to views and reverses view names to paths, custom converters ({@link withConverters})
  * adds path converters and {@link formatSuffixPatterns} adds `.json`-style
  * routes.
  *
@@ -13,7 +13,7 @@
  * ```
  * @module
  */
-export { registerConverter, type PathConverter } from './converters.js';
+export { type PathConverter } from './converters.js';
 export {
   URLPattern,
   URLIncludePattern,
@@ -21,6 +21,7 @@ export {
   include,
   path,
   rePath,
+  withConverters,
   type URLEntry,
   type UrlPattern,
   type RouteOptions,

@@ -9,6 +9,7 @@
  */
 import { ConfigurationError, ImproperlyConfigured } from '../errors.js';
 import type { ViewFunction } from '../contracts.js';
+import { checkConverter, type PathConverter } from './converters.js';
 import { compileRegex, compileRoute, type Matcher } from './route.js';
 
 export type { ViewFunction } from '../contracts.js';
@@ -134,6 +135,12 @@ export interface RouteOptions {
   name?: string;
   /** Extra keyword arguments for the view(s). */
   kwargs?: Record<string, unknown>;
+  /**
+   * Custom converters this route may use besides the built-in `int`,
+   * `str`, `slug`, `uuid` and `path` (a custom name may not shadow one of
+   * those). Only `path()` routes use converters.
+   */
+  converters?: Readonly<Record<string, PathConverter>>;
 }
 
 /**
@@ -214,7 +221,34 @@ export function path(route: string, view: ViewFunction | Include, options: Route
     throw new ImproperlyConfigured(
       `URL route '${route}' starts with '/': routes are written without a leading slash ('${route.replace(/^\/+/, '')}').`,
     );
-  return makeEntry((endpoint) => compileRoute(route, endpoint), view, options, 'path');
+  const custom = options.converters;
+  if (custom !== undefined) {
+    if (typeof custom !== 'object' || custom === null || Array.isArray(custom))
+      throw new ConfigurationError('path(): converters must be an object of name to converter.');
+    for (const [name, converter] of Object.entries(custom)) checkConverter(name, converter);
+  }
+  return makeEntry((endpoint) => compileRoute(route, endpoint, custom), view, options, 'path');
+}
+
+/**
+ * A `path()` whose routes may also use the given custom converters (Django's
+ * `register_converter`, but owned by the routes that use it rather than
+ * registered process-wide). Converters given in a route's own options are
+ * added to these.
+ * @example
+ * ```ts
+ * const yyyy: PathConverter = { regex: '[0-9]{4}', toValue: Number, toUrl: (v) => String(v).padStart(4, '0') };
+ * const datedPath = withConverters({ yyyy });
+ * const routes = [datedPath('articles/<yyyy:year>/', archive, { name: 'archive' })];
+ * ```
+ */
+export function withConverters(
+  converters: Readonly<Record<string, PathConverter>>,
+): (route: string, view: ViewFunction | Include, options?: RouteOptions) => URLEntry {
+  for (const [name, converter] of Object.entries(converters)) checkConverter(name, converter);
+  const shared = { ...converters };
+  return (route, view, options = {}) =>
+    path(route, view, { ...options, converters: { ...shared, ...options.converters } });
 }
 
 /**

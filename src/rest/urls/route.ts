@@ -13,7 +13,7 @@
  * @module
  */
 import { ImproperlyConfigured } from '../errors.js';
-import { getConverter, type PathConverter } from './converters.js';
+import { builtinConverter, type PathConverter } from './converters.js';
 
 /**
  * A literal piece of a reversed path, or a parameter to substitute.
@@ -74,7 +74,11 @@ const ROUTE_PARAM = /<(?:([^>:]+):)?([^>]+)>/g;
  * whole rest of the path, an include a prefix.
  * @internal
  */
-export function compileRoute(route: string, endpoint: boolean): Matcher {
+export function compileRoute(
+  route: string,
+  endpoint: boolean,
+  custom?: Readonly<Record<string, PathConverter>>,
+): Matcher {
   let source = '^';
   let full = '';
   const tokens: Token[] = [];
@@ -96,7 +100,8 @@ export function compileRoute(route: string, endpoint: boolean): Matcher {
       throw new ImproperlyConfigured(
         `URL route '${route}' uses parameter name '${param}' which isn't a valid identifier.`,
       );
-    const converter = getConverter(convName);
+    const converter =
+      custom !== undefined && Object.hasOwn(custom, convName) ? custom[convName] : builtinConverter(convName);
     if (converter === undefined)
       throw new ImproperlyConfigured(`URL route '${route}' uses invalid converter '${convName}'.`);
     if (converters.has(param))

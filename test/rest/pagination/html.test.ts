@@ -2,24 +2,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Request } from '../../../src/rest/request.js';
 import { createSettings } from '../../../src/rest/settings.js';
-import { ConfigurationError } from '../../../src/rest/errors.js';
+import { ConfigurationError, ImproperlyConfigured } from '../../../src/rest/errors.js';
 import {
   BasePagination,
   CursorPagination,
   escapeHtml,
   getDisplayedPageNumbers,
   getPageLinks,
-  getTemplate,
   LimitOffsetPagination,
   NUMBERS_TEMPLATE,
   PAGE_BREAK,
   PageNumberPagination,
   PREVIOUS_AND_NEXT_TEMPLATE,
-  registerTemplate,
   renderNumbers,
   renderPreviousAndNext,
   renderTemplate,
   type HtmlContext,
+  type PaginationTemplate,
 } from '../../../src/rest/pagination/index.js';
 
 function req(target: string): Request {
@@ -190,33 +189,31 @@ test('paginators render their controls through the registry', async () => {
   );
 });
 
-test('templates: override globally, per class (name or function), null disables, restore', async () => {
+test('templates: override per API (PAGINATION_TEMPLATES), per class (name or function), null disables', async () => {
   const p = new (class extends PageNumberPagination {
     override pageSize = 5;
   })();
   await p.paginateQueryset(rows(100), req('/'));
-  const builtin = getTemplate(NUMBERS_TEMPLATE);
-  const restore = registerTemplate(NUMBERS_TEMPLATE, (c) => `<p>${c.page_links!.length} links, next ${c.next_url}</p>`);
-  try {
-    assert.equal(p.toHtml(), '<p>5 links, next http://testserver/?page=2</p>');
-  } finally {
-    restore();
-  }
-  assert.equal(getTemplate(NUMBERS_TEMPLATE), builtin);
+  const numbers: PaginationTemplate = (c) => `<p>${c.page_links!.length} links, next ${c.next_url}</p>`;
+  assert.equal(p.toHtml({ [NUMBERS_TEMPLATE]: numbers }), '<p>5 links, next http://testserver/?page=2</p>');
+  // Nothing was registered anywhere: without the table the built-in template renders.
   assert.match(p.toHtml(), /^<nav/);
 
-  const restoreCustom = registerTemplate('my/pages.html', (c) => `custom:${c.previous_url}`);
   const named = new (class extends PageNumberPagination {
     override pageSize = 5;
     override template = 'my/pages.html';
   })();
   await named.paginateQueryset(rows(100), req('/?page=3'));
-  assert.equal(named.toHtml(), 'custom:http://testserver/?page=2');
-  restoreCustom();
+  const templates = createSettings({
+    PAGINATION_TEMPLATES: { 'my/pages.html': (c) => `custom:${c.previous_url}` },
+  }).PAGINATION_TEMPLATES;
+  assert.equal(named.toHtml(templates), 'custom:http://testserver/?page=2');
   assert.throws(
     () => named.toHtml(),
     (e: unknown) => e instanceof ConfigurationError && /my\/pages\.html/.test(e.message),
   );
+  assert.throws(() => createSettings({ PAGINATION_TEMPLATES: { x: 'nope' as never } }), ImproperlyConfigured);
+  assert.throws(() => createSettings({ PAGINATION_TEMPLATES: [] as never }), ImproperlyConfigured);
 
   const fn = new (class extends CursorPagination {
     override pageSize = 5;
@@ -239,6 +236,4 @@ test('templates: override globally, per class (name or function), null disables,
     renderTemplate(PREVIOUS_AND_NEXT_TEMPLATE, { previous_url: null, next_url: null }),
     renderPreviousAndNext({ previous_url: null, next_url: null }),
   );
-  assert.throws(() => registerTemplate('', () => ''), ConfigurationError);
-  assert.throws(() => registerTemplate('x', 'nope' as never), ConfigurationError);
 });

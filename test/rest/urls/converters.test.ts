@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { registerConverter } from '../../../src/rest/urls/converters.js';
-import { path } from '../../../src/rest/urls/patterns.js';
+import { path, withConverters } from '../../../src/rest/urls/patterns.js';
+import { formatSuffixPatterns } from '../../../src/rest/urls/format-suffix.js';
 import { URLResolver } from '../../../src/rest/urls/resolver.js';
 import { ConfigurationError } from '../../../src/rest/errors.js';
 import { view } from './fixtures.js';
@@ -35,23 +35,35 @@ test('converters: int is a number, str stops at /, slug, uuid (lower case), path
   assert.equal(r.resolve('/path/'), null);
 });
 
-test('registerConverter: a custom converter; toValue throwing falls through to the next pattern', () => {
-  registerConverter('test-even', {
+test('custom converters belong to their routes; toValue throwing falls through to the next pattern', () => {
+  const even = {
     regex: '[0-9]+',
-    toValue(s) {
+    toValue(s: string) {
       const n = Number(s);
       if (n % 2) throw new Error('odd');
       return n;
     },
-    toUrl: (v) => String(v),
-  });
-  const r = new URLResolver([path('n/<test-even:n>/', a, { name: 'even' }), path('n/<int:n>/', b, { name: 'any' })]);
+    toUrl: (v: unknown) => String(v),
+  };
+  const r = new URLResolver([
+    path('n/<even:n>/', a, { name: 'even', converters: { even } }),
+    path('n/<int:n>/', b, { name: 'any' }),
+  ]);
   assert.equal(r.resolve('/n/4/')?.func, a);
   assert.equal(r.resolve('/n/5/')?.func, b);
   assert.equal(r.reverse('even', { kwargs: { n: 4 } }), '/n/4/');
+  // Nothing is registered process-wide: another route without the converter does not know it.
+  assert.throws(() => path('m/<even:n>/', a), /invalid converter 'even'/);
+  // A group of routes shares converters through withConverters(); a built-in name cannot be shadowed.
+  const evenPath = withConverters({ even });
+  const r2 = new URLResolver(formatSuffixPatterns([evenPath('e/<even:n>/', a, { name: 'e' })]));
+  assert.equal(r2.resolve('/e/6/')?.func, a);
+  assert.deepEqual(r2.resolve('/e/6.json')?.kwargs, { n: 6, format: 'json' });
+  assert.equal(r2.resolve('/e/7/'), null);
+  assert.throws(() => withConverters({ int: even }), ConfigurationError);
+  assert.throws(() => path('x/<int:n>/', a, { converters: { int: even } }), ConfigurationError);
   assert.throws(
-    () => registerConverter('test-even', { regex: 'x', toValue: String, toUrl: String }),
+    () => path('x/<bad:n>/', a, { converters: { bad: { regex: 1 } as unknown as typeof even } }),
     ConfigurationError,
   );
-  assert.throws(() => registerConverter('int', { regex: 'x', toValue: String, toUrl: String }), ConfigurationError);
 });

@@ -114,3 +114,42 @@ test('nothing in the repository points to design notes outside it', () => {
     .map((f) => relative(root, f));
   assert.deepEqual(hits, []);
 });
+
+/**
+ * The only module-level mutable values, each with the reason it is not
+ * owned by an object. Weak maps and sets are allowed anywhere (side tables
+ * keyed by objects, holding nothing beyond their keys' lifetimes); constant
+ * tables are typed ReadonlyMap/ReadonlySet. Anything else is configuration
+ * and belongs to an object (an EventBase, an EventHttp, a RestApi).
+ */
+const MODULE_STATE: Readonly<Record<string, string>> = {
+  'src/event/errors.ts lastError': "errno-style last error of the PHP-compatible API (EventUtil's getLastError)",
+  'src/event/util.ts lastSocketError': "errno-style last socket error (EventUtil::getLastSocketErrno())",
+  'src/event/listener.ts tcpBinding': 'lazily loaded process binding (node:net internals), loaded once',
+  'src/event/listener.ts pipeBinding': 'lazily loaded process binding (node:net internals), loaded once',
+  'src/event/listener.ts managed': 'servers by file descriptor; descriptors are process-wide',
+  'src/event/descriptor.ts adopted': 'adopted streams by file descriptor; descriptors are process-wide',
+  'src/http/date.ts dateSecond': 'memo of the Date header for the current second (derived from the clock)',
+  'src/http/date.ts dateValue': 'memo of the Date header for the current second (derived from the clock)',
+  'src/http/request.ts knownNames': 'bounded memo (1,024) of header names already validated',
+  'src/http/request.ts lastValidValue': 'memo of the last validated header value',
+  'src/rest/fields.ts cachedDay': 'memo of the last formatted date (derived from the value)',
+  'src/rest/fields.ts cachedDayText': 'memo of the last formatted date (derived from the value)',
+  'src/rest/renderers.ts OWN_TYPES': 'bounded memo (256) of parsed media types',
+  'src/rest/data/array.ts nextSourceId': 'identity counter for array sources (cache keys), no configuration',
+  'src/sql/queryset.ts compilers': 'one query compiler per SQL dialect (stateless), built on first use',
+};
+
+test('no module-level mutable state beyond the documented list', () => {
+  const DECL =
+    /^(?:export )?(?:let|var) (\w+)|^(?:export )?const (\w+)(?:\s*:\s*([^=]+?))?\s*=\s*new (Map|Set|Array)\b|^(?:export )?const (\w+)(?:\s*:\s*[^=]+?)?\s*=\s*(?:\[\]|\{\})\s*;/gm;
+  const found: string[] = [];
+  for (const f of sources) {
+    for (const m of readFileSync(join(root, f), 'utf8').matchAll(DECL)) {
+      if (m[3] !== undefined && /^Readonly(Map|Set)</.test(m[3].trim())) continue;
+      found.push(`${f} ${m[1] ?? m[2] ?? m[5]}`);
+    }
+  }
+  assert.deepEqual(found.filter((k) => !(k in MODULE_STATE)), [], 'new module-level state: give it to an object');
+  assert.deepEqual(Object.keys(MODULE_STATE).filter((k) => !found.includes(k)), [], 'stale entries in MODULE_STATE');
+});

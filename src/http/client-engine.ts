@@ -37,7 +37,7 @@ const DEFAULT_RETRY_DELAY = 2;
 const MAX_RETRY_DELAY = 60;
 
 /** Methods that may be sent again when a reused connection turns out to be closed. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE']);
+const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE']);
 
 /** A request waiting in, or travelling through, a connection. */
 interface Pending {

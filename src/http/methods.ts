@@ -108,7 +108,7 @@ const COMMAND_MASK =
 const COMMANDS: readonly (readonly [number, HttpMethod])[] = METHOD_NAMES.filter(
   (m) => (HTTP_METHODS[m] & COMMAND_MASK) !== 0,
 ).map((m) => [HTTP_METHODS[m], m] as const);
-const COMMAND_NAMES = new Map<number, HttpMethod>(COMMANDS);
+const COMMAND_NAMES: ReadonlyMap<number, HttpMethod> = new Map<number, HttpMethod>(COMMANDS);
 
 /**
  * The method name of an `EventHttpRequest.CMD_*` constant, or null (not one

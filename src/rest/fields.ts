@@ -290,7 +290,7 @@ export class FloatField extends Field<number> {
   }
 }
 
-const TRUE_VALUES = new Set<unknown>([
+const TRUE_VALUES: ReadonlySet<unknown> = new Set<unknown>([
   't',
   'T',
   'y',
@@ -308,7 +308,7 @@ const TRUE_VALUES = new Set<unknown>([
   1,
   true,
 ]);
-const FALSE_VALUES = new Set<unknown>([
+const FALSE_VALUES: ReadonlySet<unknown> = new Set<unknown>([
   'f',
   'F',
   'n',

@@ -124,7 +124,7 @@ test('nothing in the repository points to design notes outside it', () => {
  */
 const MODULE_STATE: Readonly<Record<string, string>> = {
   'src/event/errors.ts lastError': "errno-style last error of the PHP-compatible API (EventUtil's getLastError)",
-  'src/event/util.ts lastSocketError': "errno-style last socket error (EventUtil::getLastSocketErrno())",
+  'src/event/util.ts lastSocketError': 'errno-style last socket error (EventUtil::getLastSocketErrno())',
   'src/event/listener.ts tcpBinding': 'lazily loaded process binding (node:net internals), loaded once',
   'src/event/listener.ts pipeBinding': 'lazily loaded process binding (node:net internals), loaded once',
   'src/event/listener.ts managed': 'servers by file descriptor; descriptors are process-wide',
@@ -150,6 +150,14 @@ test('no module-level mutable state beyond the documented list', () => {
       found.push(`${f} ${m[1] ?? m[2] ?? m[5]}`);
     }
   }
-  assert.deepEqual(found.filter((k) => !(k in MODULE_STATE)), [], 'new module-level state: give it to an object');
-  assert.deepEqual(Object.keys(MODULE_STATE).filter((k) => !found.includes(k)), [], 'stale entries in MODULE_STATE');
+  assert.deepEqual(
+    found.filter((k) => !(k in MODULE_STATE)),
+    [],
+    'new module-level state: give it to an object',
+  );
+  assert.deepEqual(
+    Object.keys(MODULE_STATE).filter((k) => !found.includes(k)),
+    [],
+    'stale entries in MODULE_STATE',
+  );
 });

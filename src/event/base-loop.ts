@@ -356,7 +356,8 @@ export class LoopCore {
   #hasExpired(): boolean {
     const top = this.#heap.top;
     if (top === undefined) return false;
-    if (this.#nodeTimer !== null && this.#nodeTimerAt === top.deadline) return false;
+    // Node's timer, armed for this deadline or an earlier one, runs it (see #armTimer).
+    if (this.#nodeTimer !== null && this.#nodeTimerAt <= top.deadline) return false;
     return top.deadline <= now();
   }
 
@@ -393,7 +394,10 @@ export class LoopCore {
       }
       return;
     }
-    if (this.#nodeTimer !== null && this.#nodeTimerAt === top.deadline) return;
+    // Armed for the earliest deadline or an earlier one: leave it. A deadline that moved
+    // later (an idle timeout pushed back by every read) then costs no clearTimeout and
+    // setTimeout per read; the early timer finds nothing due and arms for the new one.
+    if (this.#nodeTimer !== null && this.#nodeTimerAt <= top.deadline) return;
     const delay = top.deadline - now();
     if (delay <= 0) {
       this.#kick();

@@ -82,6 +82,27 @@ test('re-adding a pending event with a timeout reschedules it; without one it ch
   assert.ok(at > 0 && at < 4000, `fired after ${at} ms`);
 });
 
+test('deadlines moved while the loop runs: one pushed back does not run early, one pulled in is not late', async () => {
+  for (const from of ['callback', 'node timer'] as const) {
+    const base = new EventBase();
+    const order: string[] = [];
+    const a = Event.timer(base, () => order.push('a'));
+    const b = Event.timer(base, () => order.push('b'));
+    const c = Event.timer(base, () => order.push('c'));
+    const move = (): void => {
+      a.add(0.4); // was due at 0.05 s: now after b
+      c.add(0.02); // was due at 5 s: now first
+    };
+    a.add(0.05);
+    b.add(0.2);
+    c.add(5);
+    if (from === 'callback') Event.timer(base, move).add(0.005);
+    else setTimeout(move, 5);
+    await base.loop();
+    assert.deepEqual(order, ['c', 'b', 'a'], from);
+  }
+});
+
 test('timer callback receives (arg); TIMEOUT events receive (-1, TIMEOUT, arg); data is read/write', async () => {
   const base = new EventBase();
   const calls: unknown[][] = [];

@@ -32,7 +32,8 @@ import { isIPv4, isIPv6 } from 'node:net';
  * @internal
  * @example
  * ```ts
- * if (family !== AF.UNSPEC && family !== AF.INET && family !== AF.INET6) return warn(...);
+ * import { EventUtil } from './util.js';
+ * EventUtil.AF_INET6 === AF.INET6; // true (10)
  * ```
  */
 export const AF = { UNSPEC: 0, UNIX: 1, INET: 2, INET6: 10 } as const;

@@ -223,6 +223,7 @@ export class EventBase extends LoopCore {
    * @example
    * ```ts
    * base.priorityInit(2);
+   * const urgent = Event.timer(base, () => console.log('runs first'));
    * urgent.setPriority(0);
    * ```
    */
@@ -262,7 +263,9 @@ export class EventBase extends LoopCore {
    * Re-associates a non-pending event with this base.
    * @example
    * ```ts
-   * otherBase.set(ev);
+   * const otherBase = new EventBase();
+   * ev.del();
+   * otherBase.set(ev); // true
    * ```
    */
   set(event: { setBase(base: EventBase): boolean }): boolean {

@@ -36,7 +36,8 @@ export function toPosition(n: number): number {
  * @internal
  * @example
  * ```ts
- * if (frozen) return frozenFront();
+ * frozenFront(); // false
+ * getLastError()?.message; // 'The front of the buffer is frozen'
  * ```
  */
 export const frozenFront = (): false => warn('ERR_EVENT_BUFFER_FROZEN', 'The front of the buffer is frozen');
@@ -46,7 +47,8 @@ export const frozenFront = (): false => warn('ERR_EVENT_BUFFER_FROZEN', 'The fro
  * @internal
  * @example
  * ```ts
- * if (frozen) return frozenEnd();
+ * frozenEnd(); // false
+ * getLastError()?.message; // 'The end of the buffer is frozen'
  * ```
  */
 export const frozenEnd = (): false => warn('ERR_EVENT_BUFFER_FROZEN', 'The end of the buffer is frozen');
@@ -56,7 +58,8 @@ export const frozenEnd = (): false => warn('ERR_EVENT_BUFFER_FROZEN', 'The end o
  * @internal
  * @example
  * ```ts
- * if (!isEol(eol)) return invalidEol(eol);
+ * invalidEol(9); // false
+ * getLastError()?.message; // 'Invalid EOL style: 9'
  * ```
  */
 export const invalidEol = (eol: number): false => warn('ERR_EVENT_INVALID_EOL', `Invalid EOL style: ${String(eol)}`);
@@ -66,7 +69,8 @@ export const invalidEol = (eol: number): false => warn('ERR_EVENT_INVALID_EOL', 
  * @internal
  * @example
  * ```ts
- * if (s < 0 || s > length) return badPosition(start);
+ * badPosition(-5); // false
+ * getLastError()?.code; // 'ERR_EVENT_INVALID_POSITION'
  * ```
  */
 export const badPosition = (pos: number): false =>
@@ -77,7 +81,8 @@ export const badPosition = (pos: number): false =>
  * @internal
  * @example
  * ```ts
- * if (n < 0) return badArgument('length', len);
+ * badArgument('length', -1); // false
+ * getLastError()?.message; // 'Invalid length: -1'
  * ```
  */
 export const badArgument = (what: string, value: unknown): false =>

@@ -16,7 +16,8 @@ export type ViewFn = (ab: ArrayBufferLike, byteOffset: number, length: number) =
  * @internal
  * @example
  * ```ts
- * const v = makeView(c.ab, c.off + c.start, c.end - c.start);
+ * const c = new Chunk(Buffer.from('key: value\r\n'), 0, 12, 12, false);
+ * makeView(c.ab, c.off + 5, 5).toString(); // 'value'
  * ```
  */
 export const makeView: ViewFn = (() => {
@@ -126,7 +127,8 @@ export const EMPTY_CHUNK = new Chunk(Buffer.alloc(0), 0, 0, 0, false);
  * @internal
  * @example
  * ```ts
- * const lf = scanView(c).indexOf(LF, c.start);
+ * const c = new Chunk(Buffer.from('key: value\r\n'), 0, 12, 12, false);
+ * scanView(c).indexOf(LF, c.start); // 11
  * ```
  */
 export function scanView(c: Chunk): Buffer {
@@ -144,7 +146,8 @@ export function scanView(c: Chunk): Buffer {
  * @internal
  * @example
  * ```ts
- * const r = indexIn(c, 0x3a, c.start, c.end); // ':'
+ * const c = new Chunk(Buffer.from('key: value\r\n'), 0, 12, 12, false);
+ * indexIn(c, 0x3a, c.start, c.end); // 3 (':')
  * ```
  */
 export function indexIn(c: Chunk, byte: number, s: number, e: number): number {
@@ -165,7 +168,9 @@ export function indexIn(c: Chunk, byte: number, s: number, e: number): number {
  * @internal
  * @example
  * ```ts
- * const cr = crIn(c, c.start, lf < 0 ? c.end : lf);
+ * const c = new Chunk(Buffer.from('key: value\r\n'), 0, 12, 12, false);
+ * const lf = indexIn(c, LF, c.start, c.end); // 11
+ * crIn(c, c.start, lf < 0 ? c.end : lf); // 10
  * ```
  */
 export function crIn(c: Chunk, s: number, e: number): number {
@@ -215,7 +220,8 @@ export function newChunk(n: number, lastCap: number): Chunk {
  * @internal
  * @example
  * ```ts
- * store.appendCopy(asBuffer(u8), 0, u8.byteLength);
+ * const u8 = new Uint8Array([0x68, 0x69]);
+ * asBuffer(u8).toString('latin1'); // 'hi' (the same memory as u8)
  * ```
  */
 export function asBuffer(data: Uint8Array): Buffer {

@@ -165,6 +165,8 @@ export class BufferInspection extends ChunkStore {
    * @internal
    * @example
    * ```ts
+   * import { createHash } from 'node:crypto';
+   * const hash = createHash('sha256');
    * for (const chunk of buf.peekChunks()) hash.update(chunk);
    * ```
    */

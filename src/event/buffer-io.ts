@@ -23,7 +23,11 @@ const WRITE_BATCH = 65536;
  * @internal
  * @example
  * ```ts
- * const { written } = writeUnits(1, unitsOf(cursorOf(q, h, t, len), len));
+ * import { Chunk } from './buffer-chunk.js';
+ * import { cursorOf } from './buffer-scan.js';
+ * const q = [new Chunk(Buffer.from('HTTP/1.1 200 OK\r\n'), 0, 17, 17, false), new Chunk(Buffer.from('\r\n'), 0, 2, 2, false)];
+ * const units = unitsOf(cursorOf(q, 0, q.length, 19), 19); // one unit: the two small chunks joined
+ * const { written } = writeUnits(1, units); // 19, on stdout
  * ```
  */
 export function unitsOf(cur: Cursor, total: number): Buffer[] {
@@ -65,7 +69,7 @@ export function unitsOf(cur: Cursor, total: number): Buffer[] {
  * @internal
  * @example
  * ```ts
- * const { written, failure } = writeUnits(desc, units);
+ * const { written, failure } = writeUnits(1, [Buffer.from('hello\n')]); // 6, null (stdout)
  * ```
  */
 export function writeUnits(desc: Descriptor, units: readonly Buffer[]): { written: number; failure: Error | null } {
@@ -88,7 +92,9 @@ export function writeUnits(desc: Descriptor, units: readonly Buffer[]): { writte
  * @internal
  * @example
  * ```ts
+ * import { EventUtil, setLastSocketError } from './util.js';
  * setLastSocketError(eagain());
+ * EventUtil.getLastSocketError(); // 'Resource temporarily unavailable'
  * ```
  */
 export function eagain(): Error {

@@ -14,7 +14,9 @@ import { CR, crIn, indexIn, LF, scanView, type Chunk } from './buffer-chunk.js';
  * @internal
  * @example
  * ```ts
- * findEol(cursorOf(q, h, t, len), 0, EOL.CRLF);
+ * import { Chunk } from './buffer-chunk.js';
+ * const q = [new Chunk(Buffer.from('Host: a\r'), 0, 8, 8, false), new Chunk(Buffer.from('\nX: 1\r\n'), 0, 7, 7, false)];
+ * findEol(cursorOf(q, 0, q.length, 15), 0, EOL.CRLF); // 7: the CRLF spans the two chunks
  * ```
  */
 export const EOL = {
@@ -35,7 +37,8 @@ export const EOL = {
  * @internal
  * @example
  * ```ts
- * if (!isEol(eol)) return invalidEol(eol);
+ * isEol(EOL.CRLF_STRICT); // true
+ * isEol(9); // false
  * ```
  */
 export function isEol(eol: number): boolean {
@@ -68,7 +71,10 @@ export interface Cursor {
  * @internal
  * @example
  * ```ts
- * const p = find(cursorOf(q, h, t, len), 0x3a, 0, len);
+ * import { Chunk } from './buffer-chunk.js';
+ * const q = [new Chunk(Buffer.from('a: 1'), 0, 4, 4, false)];
+ * const cur = cursorOf(q, 0, q.length, 4); // q[0 .. 1), 4 bytes
+ * find(cur, 0x3a, 0, cur.len); // 1
  * ```
  */
 export function cursorOf(q: readonly Chunk[], h: number, t: number, len: number): Cursor {
@@ -80,7 +86,10 @@ export function cursorOf(q: readonly Chunk[], h: number, t: number, len: number)
  * @internal
  * @example
  * ```ts
- * copyOut(cursorOf(q, h, t, len), 0, n, out);
+ * import { Chunk } from './buffer-chunk.js';
+ * const q = [new Chunk(Buffer.from('Host: a\r'), 0, 8, 8, false), new Chunk(Buffer.from('\nX: 1\r\n'), 0, 7, 7, false)];
+ * const out = new Uint8Array(9);
+ * copyOut(cursorOf(q, 0, q.length, 15), 0, 9, out); // out: 'Host: a\r\n', from both chunks
  * ```
  */
 export function copyOut(cur: Cursor, from: number, n: number, target: Uint8Array): void {
@@ -104,7 +113,10 @@ export function copyOut(cur: Cursor, from: number, n: number, target: Uint8Array
  * @internal
  * @example
  * ```ts
- * seek(cur, 100); // cur.i: the chunk holding byte 100, cur.base: its first byte's position
+ * import { Chunk } from './buffer-chunk.js';
+ * const q = [new Chunk(Buffer.from('Host: a\r'), 0, 8, 8, false), new Chunk(Buffer.from('\nX: 1\r\n'), 0, 7, 7, false)];
+ * const cur = cursorOf(q, 0, q.length, 15);
+ * seek(cur, 10); // cur.i === 1 (the chunk holding byte 10), cur.base === 8 (its first byte's position)
  * ```
  */
 export function seek(cur: Cursor, pos: number): void {
@@ -128,7 +140,9 @@ export function seek(cur: Cursor, pos: number): void {
  * @internal
  * @example
  * ```ts
- * byteAt(cursorOf(q, h, t, len), 0); // the first byte
+ * import { Chunk } from './buffer-chunk.js';
+ * const q = [new Chunk(Buffer.from('Host: a\r'), 0, 8, 8, false), new Chunk(Buffer.from('\nX: 1\r\n'), 0, 7, 7, false)];
+ * byteAt(cursorOf(q, 0, q.length, 15), 8); // 0x0a, the first byte of the second chunk
  * ```
  */
 export function byteAt(cur: Cursor, pos: number): number {
@@ -143,7 +157,10 @@ export function byteAt(cur: Cursor, pos: number): number {
  * @internal
  * @example
  * ```ts
- * const colon = find(cursorOf(q, h, t, len), 0x3a, 0, len);
+ * import { Chunk } from './buffer-chunk.js';
+ * const q = [new Chunk(Buffer.from('Host: a\r'), 0, 8, 8, false), new Chunk(Buffer.from('\nX: 1\r\n'), 0, 7, 7, false)];
+ * const cur = cursorOf(q, 0, q.length, 15);
+ * find(cur, 0x3a, 5, cur.len); // 10, the colon of 'X: 1'
  * ```
  */
 export function find(cur: Cursor, byte: number, from: number, limit: number): number {
@@ -186,8 +203,10 @@ function findCrOrLf(cur: Cursor, from: number): number {
  * @internal
  * @example
  * ```ts
- * const cur = cursorOf(q, h, t, len);
- * const p = findEol(cur, 0, EOL.CRLF); // the line is [0, p), the terminator cur.eolLen bytes
+ * import { Chunk } from './buffer-chunk.js';
+ * const q = [new Chunk(Buffer.from('Host: a\r'), 0, 8, 8, false), new Chunk(Buffer.from('\nX: 1\r\n'), 0, 7, 7, false)];
+ * const cur = cursorOf(q, 0, q.length, 15);
+ * const p = findEol(cur, 0, EOL.CRLF); // 7: the line is [0, p), the terminator cur.eolLen (2) bytes
  * ```
  */
 export function findEol(cur: Cursor, from: number, eol: number): number {
@@ -238,7 +257,9 @@ export function findEol(cur: Cursor, from: number, eol: number): number {
  * @internal
  * @example
  * ```ts
- * searchBytes(cursorOf(q, h, t, len), Buffer.from('\r\n\r\n'), 0, len);
+ * import { Chunk } from './buffer-chunk.js';
+ * const q = [new Chunk(Buffer.from('Host: a\r'), 0, 8, 8, false), new Chunk(Buffer.from('\nX: 1\r\n'), 0, 7, 7, false)];
+ * searchBytes(cursorOf(q, 0, q.length, 15), Buffer.from('\r\nX'), 0, 15); // 7, across the chunks
  * ```
  */
 export function searchBytes(cur: Cursor, needle: Buffer, from: number, limit: number): number {
@@ -288,8 +309,10 @@ function matchAt(cur: Cursor, p: number, needle: Buffer): boolean {
  * @internal
  * @example
  * ```ts
- * const next = lineInHead(q, h, t, EOL.CRLF);
- * if (next >= 0) line = c.buf.toString('latin1', c.start, c.lineEnd);
+ * import { Chunk } from './buffer-chunk.js';
+ * const c = new Chunk(Buffer.from('GET / HTTP/1.1\r\nHost'), 0, 20, 20, false);
+ * const next = lineInHead([c], 0, 1, EOL.CRLF); // 16, after the CRLF
+ * if (next >= 0) console.log(c.buf.toString('latin1', c.start, c.lineEnd)); // 'GET / HTTP/1.1'
  * ```
  */
 export function lineInHead(q: readonly Chunk[], h: number, t: number, eol: number): number {

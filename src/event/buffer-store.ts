@@ -88,7 +88,7 @@ export class ChunkStore {
    * @internal
    * @example
    * ```ts
-   * socket.on('data', (chunk: Buffer) => input.appendOwned(chunk));
+   * socket.on('data', (chunk: Buffer) => buf.appendOwned(chunk));
    * ```
    */
   appendOwned(buf: Buffer): void {

@@ -218,6 +218,7 @@ export class EventBuffer extends BufferInspection {
    *   is negative.
    * @example
    * ```ts
+   * const input = bev.getInput();
    * const chunk = new Uint8Array(1024);
    * let n: number;
    * while ((n = input.remove(chunk, chunk.length)) > 0) process.stdout.write(chunk.subarray(0, n));

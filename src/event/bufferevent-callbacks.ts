@@ -35,7 +35,8 @@ export type EventsCallback<O, A> = (owner: O, events: number, arg: A) => void;
  * @internal
  * @example
  * ```ts
- * const onRead = toFunction([handler, 'onRead'], 'read callback');
+ * const handler = { count: 0, onRead() { this.count++; } };
+ * const read = toFunction([handler, 'onRead'], 'read callback'); // calls handler.onRead() with this === handler
  * ```
  */
 export function toFunction<F extends (...args: never[]) => unknown>(
@@ -83,7 +84,7 @@ export interface CallbackSource {
  * @internal
  * @example
  * ```ts
- * callbacks.emit(BEV.READING | BEV.EOF);
+ * const events = BEV.READING | BEV.EOF; // 17: the peer closed the connection, seen while reading
  * ```
  */
 export const BEV = { READING: 1, WRITING: 2, EOF: 16, ERROR: 32, TIMEOUT: 64, CONNECTED: 128 } as const;
@@ -97,6 +98,8 @@ const EVENTS = 1;
  * @internal
  * @example
  * ```ts
+ * import { BufferEventCore } from './bufferevent-core.js';
+ * const core = new BufferEventCore(bev, base, 0, null, null, null, undefined);
  * const cbs = new BufferEventCallbacks(bev, base, core, onRead, null, onEvent, undefined);
  * cbs.emit(BEV.CONNECTED); // onEvent(bev, CONNECTED, undefined) from the loop
  * ```

@@ -33,7 +33,8 @@ const { READING, WRITING, EOF, ERROR, TIMEOUT, CONNECTED } = BEV;
  * @internal
  * @example
  * ```ts
- * const closeOnFree = (core.options & OPT_CLOSE_ON_FREE) !== 0;
+ * const core = new BufferEventCore(bev, base, OPT_CLOSE_ON_FREE, onRead, null, onEvent, undefined);
+ * const closeOnFree = (core.options & OPT_CLOSE_ON_FREE) !== 0; // true
  * ```
  */
 export const OPT_CLOSE_ON_FREE = 1;
@@ -47,6 +48,7 @@ type State = 'idle' | 'connecting' | 'resolving' | 'handshaking' | 'open' | 'clo
  * @example
  * ```ts
  * const core = new BufferEventCore(bev, base, 0, onRead, null, onEvent, undefined);
+ * import { SocketTransport } from './transport-socket.js';
  * core.setTransport(new SocketTransport(core));
  * core.connect('127.0.0.1:8080');
  * ```

@@ -41,7 +41,8 @@ export type BufferEventEventCallback<A = unknown> = (bev: EventBufferEvent<A>, e
  * A callback given as a function or, as in PHP, an `[object, methodName]` pair.
  * @example
  * ```ts
- * bev.setCallbacks([handler, 'onRead'], null, (b, ev) => {});
+ * const handler = { onRead: (b: EventBufferEvent) => b.output.addBuffer(b.input) };
+ * bev.setCallbacks([handler, 'onRead'], null, (b, events) => console.log(events));
  * ```
  */
 export type CallbackSpec<F> = F | readonly [object, string] | null | undefined;
@@ -294,12 +295,24 @@ export class EventBufferEvent<A = unknown> {
     return this.#core.output;
   }
 
-  /** Same as {@link EventBufferEvent.input}. @example `bev.getInput().length` */
+  /**
+   * Same as {@link EventBufferEvent.input}.
+   * @example
+   * ```ts
+   * console.log(bev.getInput().length); // bytes received and not read yet
+   * ```
+   */
   getInput(): EventBuffer {
     return this.#core.input;
   }
 
-  /** Same as {@link EventBufferEvent.output}. @example `bev.getOutput().add('x')` */
+  /**
+   * Same as {@link EventBufferEvent.output}.
+   * @example
+   * ```ts
+   * bev.getOutput().add('QUIT\r\n');
+   * ```
+   */
   getOutput(): EventBuffer {
     return this.#core.output;
   }
@@ -329,7 +342,13 @@ export class EventBufferEvent<A = unknown> {
     return this.#core.transport?.socket ?? null;
   }
 
-  /** The EventBase of this connection. @example `bev.getBase()` */
+  /**
+   * The EventBase of this connection.
+   * @example
+   * ```ts
+   * bev.getBase().exit(); // from a callback: stop the loop after this iteration
+   * ```
+   */
   getBase(): EventBase {
     return this.#core.base;
   }
@@ -349,7 +368,9 @@ export class EventBufferEvent<A = unknown> {
    * The resolver's error text after a failed `connectHost()`, or "".
    * @example
    * ```ts
-   * if (events & EventBufferEvent.ERROR) console.error(`DNS error: ${bev.getDnsErrorString()}`);
+   * bev.setCallbacks(null, null, (b, events) => {
+   *   if (events & EventBufferEvent.ERROR) console.error(`DNS error: ${b.getDnsErrorString()}`);
+   * });
    * ```
    */
   getDnsErrorString(): string {
@@ -363,7 +384,11 @@ export class EventBufferEvent<A = unknown> {
    * Each callback may be a function or an `[object, methodName]` pair.
    * @example
    * ```ts
-   * bev.setCallbacks([handler, 'onRead'], null, [handler, 'onEvent'], ctx);
+   * const handler = {
+   *   onRead: (b: EventBufferEvent) => b.output.addBuffer(b.input),
+   *   onEvent: (b: EventBufferEvent, events: number) => (events & EventBufferEvent.EOF ? b.free() : undefined),
+   * };
+   * bev.setCallbacks([handler, 'onRead'], null, [handler, 'onEvent'], { opened: Date.now() });
    * ```
    */
   setCallbacks(
@@ -458,7 +483,9 @@ export class EventBufferEvent<A = unknown> {
    * Moves all of `buf` to the output.
    * @example
    * ```ts
-   * bev.writeBuffer(reply);
+   * const reply = new EventBuffer();
+   * reply.add('HTTP/1.0 204 No Content\r\n\r\n');
+   * bev.writeBuffer(reply); // reply is empty afterwards
    * ```
    */
   writeBuffer(buf: EventBuffer): boolean {
@@ -540,7 +567,10 @@ export class EventBufferEvent<A = unknown> {
 
   /**
    * The negotiated cipher's name (for example `TLS_AES_256_GCM_SHA384`), or false without TLS.
-   * @example `bev.sslGetCipherName()`
+   * @example
+   * ```ts
+   * console.log(bev.sslGetCipherName()); // 'TLS_AES_256_GCM_SHA384'
+   * ```
    */
   sslGetCipherName(): string | false {
     return cipherText(this.#tlsSocket(), 'name');
@@ -548,7 +578,10 @@ export class EventBufferEvent<A = unknown> {
 
   /**
    * The TLS version of the negotiated cipher (for example `TLSv1.3`), or false without TLS.
-   * @example `bev.sslGetCipherVersion()`
+   * @example
+   * ```ts
+   * console.log(bev.sslGetCipherVersion()); // 'TLSv1.3'
+   * ```
    */
   sslGetCipherVersion(): string | false {
     return cipherText(this.#tlsSocket(), 'version');
@@ -556,7 +589,10 @@ export class EventBufferEvent<A = unknown> {
 
   /**
    * The negotiated protocol (for example `TLSv1.3`), or false without TLS.
-   * @example `bev.sslGetProtocol()`
+   * @example
+   * ```ts
+   * console.log(bev.sslGetProtocol()); // 'TLSv1.3'
+   * ```
    */
   sslGetProtocol(): string | false {
     return this.#tlsSocket()?.getProtocol() ?? false;
@@ -564,7 +600,10 @@ export class EventBufferEvent<A = unknown> {
 
   /**
    * A one-line description of the negotiated cipher, or false without TLS.
-   * @example `bev.sslGetCipherInfo()`
+   * @example
+   * ```ts
+   * console.log(bev.sslGetCipherInfo()); // 'TLS_AES_256_GCM_SHA384 TLSv1.3 TLSv1.3'
+   * ```
    */
   sslGetCipherInfo(): string | false {
     return cipherText(this.#tlsSocket(), 'info');
@@ -573,7 +612,10 @@ export class EventBufferEvent<A = unknown> {
   /**
    * Renegotiation is not supported by TLS 1.3 and disabled by Node for 1.2
    * servers; kept for compatibility, it does nothing.
-   * @example `bev.sslRenegotiate()`
+   * @example
+   * ```ts
+   * bev.sslRenegotiate(); // nothing happens
+   * ```
    */
   sslRenegotiate(): void {}
 

@@ -26,7 +26,8 @@ import { noop } from './shared.js';
  * The symbol under which a {@link Pollable} exposes its readiness source.
  * @example
  * ```ts
- * const src: Pollable = { [kPollable]: () => myPollSource };
+ * const never: PollSource = { readable: () => false, writable: () => false, watchReadable: () => () => {}, watchWritable: () => () => {} };
+ * const src: Pollable = { [kPollable]: () => never };
  * ```
  */
 export const kPollable: unique symbol = Symbol.for('eventide.pollable');
@@ -57,8 +58,9 @@ export interface PollSource {
  *
  * @example
  * ```ts
- * const source: Pollable = { [kPollable]: () => myPollSource };
- * new Event(base, source, Event.READ | Event.PERSIST, onReady).add();
+ * const always: PollSource = { readable: () => true, writable: () => false, watchReadable: () => () => {}, watchWritable: () => () => {} };
+ * const source: Pollable = { [kPollable]: () => always };
+ * new Event(base, source, Event.READ | Event.PERSIST, () => console.log('ready')).add();
  * ```
  */
 export interface Pollable {
@@ -69,7 +71,7 @@ export interface Pollable {
  * Anything an `Event` accepts as its descriptor.
  * @example
  * ```ts
- * const fds: Descriptor[] = [process.stdin, socket, 0, fileio.eventStream];
+ * const fds: Descriptor[] = [process.stdin, socket, 0, fio.eventStream];
  * ```
  */
 export type Descriptor = Socket | Server | Readable | Writable | Pollable | number;

@@ -18,7 +18,8 @@ import { failure, type EventDnsAddress, type Outcome } from './dns-outcome.js';
  * @internal
  * @example
  * ```ts
- * config.parseResolvConf(DNS_FLAGS.OPTIONS_ALL, '/etc/resolv.conf');
+ * const config = new DnsConfig({ serversChanged: () => {}, inflightChanged: () => {} });
+ * config.parseResolvConf(DNS_FLAGS.OPTION_NAMESERVERS | DNS_FLAGS.OPTION_SEARCH, '/etc/resolv.conf'); // { ok: true }
  * ```
  */
 export const DNS_FLAGS = {
@@ -45,7 +46,8 @@ export const DNS_FLAGS = {
  * @internal
  * @example
  * ```ts
- * config.parseResolvConf(DNS_FLAGS.OPTIONS_ALL, SYSTEM_RESOLV_CONF);
+ * import { readFileSync } from 'node:fs';
+ * const text = readFileSync(SYSTEM_RESOLV_CONF, 'latin1');
  * ```
  */
 export const SYSTEM_RESOLV_CONF = '/etc/resolv.conf';
@@ -88,7 +90,9 @@ export interface DnsConfigHooks {
  * @internal
  * @example
  * ```ts
- * const config = new DnsConfig({ serversChanged: () => cache.clear(), inflightChanged: () => resolver.pump() });
+ * import { DnsCache } from './dns-cache.js';
+ * const cache = new DnsCache();
+ * const config = new DnsConfig({ serversChanged: () => cache.clear(), inflightChanged: () => {} });
  * config.addNameserver('127.0.0.1:5353'); // 'ok'
  * ```
  */

@@ -30,7 +30,7 @@ const CANCELLED = 3;
  * @internal
  * @example
  * ```ts
- * const d = new Delivery(base, cb, noop);
+ * const d = new Delivery(base, (err, addresses) => console.log(err, addresses), () => {});
  * d.settle({ error: null, addresses: [{ address: '127.0.0.1', family: 4 }] });
  * ```
  */

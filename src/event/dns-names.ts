@@ -21,7 +21,7 @@ function validFamily(family: unknown): family is number {
  * @internal
  * @example
  * ```ts
- * familyAllows(AF.INET, 6); // false
+ * familyAllows(EventUtil.AF_INET, 6); // false
  * ```
  */
 export function familyAllows(family: number, f: 4 | 6): boolean {
@@ -74,7 +74,7 @@ function ipLiteral(name: string): EventDnsAddress | null {
  * @internal
  * @example
  * ```ts
- * literalOutcome('[::1]', AF.UNSPEC); // { error: null, addresses: [{ address: '::1', family: 6 }] }
+ * literalOutcome('[::1]', EventUtil.AF_UNSPEC); // { error: null, addresses: [{ address: '::1', family: 6 }] }
  * ```
  */
 export function literalOutcome(name: string, family: number): Outcome | null {
@@ -94,7 +94,9 @@ function checkCallback(cb: unknown): asserts cb is EventDnsCallback {
  * @internal
  * @example
  * ```ts
- * checkLookupArgs(hostname, family, cb);
+ * const hostname: unknown = process.argv[2];
+ * checkLookupArgs(hostname, EventUtil.AF_INET, () => {}); // throws ERR_EVENT_INVALID_ARGUMENT unless a string
+ * console.log(hostname.toLowerCase()); // a string from here on
  * ```
  */
 export function checkLookupArgs(hostname: unknown, family: unknown, cb: unknown): asserts hostname is string {

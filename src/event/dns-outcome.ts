@@ -40,8 +40,8 @@ export type EventDnsCallback = (err: EventDnsError | null, addresses: EventDnsAd
  * A pending resolution, returned by `EventDnsBase.resolve()`.
  * @example
  * ```ts
- * const req = dns.resolve('example.org', EventUtil.AF_UNSPEC, cb);
- * req.cancel(); // cb will not run
+ * const req = dns.resolve('example.org', EventUtil.AF_UNSPEC, (err, addresses) => console.log(addresses));
+ * req.cancel(); // the callback will not run
  * ```
  */
 export interface EventDnsRequest {
@@ -120,7 +120,8 @@ const CODE_TEXT: Readonly<Record<string, string>> = {
  * @internal
  * @example
  * ```ts
- * return { error: failure('ENOTFOUND', 'getaddrinfo', name, 'no nameservers configured'), addresses: [] };
+ * const outcome: Outcome = { error: failure('ENOTFOUND', 'getaddrinfo', 'db.test', 'no nameservers configured'), addresses: [] };
+ * // outcome.error.cause: Error 'getaddrinfo ENOTFOUND db.test (no nameservers configured)'
  * ```
  */
 export function failure(code: string, syscall: string, hostname: string, detail?: string): Failure {
@@ -140,7 +141,7 @@ export function failure(code: string, syscall: string, hostname: string, detail?
  * @internal
  * @example
  * ```ts
- * finish({ ok: false, ...failureOf(err, 'queryA', qname) });
+ * const result: QueryResult = { ok: false, ...failureOf(err, 'queryA', 'example.org') };
  * ```
  */
 export function failureOf(err: unknown, syscall: string, hostname: string): Failure {
@@ -159,7 +160,8 @@ export function failureOf(err: unknown, syscall: string, hostname: string): Fail
  * @internal
  * @example
  * ```ts
- * cb(dnsError(outcome.error), []);
+ * const cb: EventDnsCallback = (err) => console.error(err?.message);
+ * cb(dnsError(failure('ENOTFOUND', 'getaddrinfo', 'db.test')), []); // nodename nor servname provided, or not known
  * ```
  */
 export function dnsError(f: Failure): EventDnsError {

@@ -48,7 +48,11 @@ interface Abortable {
  * @internal
  * @example
  * ```ts
- * const resolver = new DnsResolver(config, cache, false);
+ * import { AF } from './address.js';
+ * import { DnsCache } from './dns-cache.js';
+ * import { DnsConfig } from './dns-config.js';
+ * const config = new DnsConfig({ serversChanged: () => {}, inflightChanged: () => {} });
+ * const resolver = new DnsResolver(config, new DnsCache(), false);
  * const outcome = await resolver.lookup('example.org', AF.UNSPEC);
  * ```
  */
@@ -304,6 +308,7 @@ function mergeFailures(r4: QueryResult | null, r6: QueryResult | null, hostname:
  * @internal
  * @example
  * ```ts
+ * import { AF } from './address.js';
  * const outcome = await lookupWithSystem('localhost', AF.INET);
  * ```
  */

@@ -414,8 +414,8 @@ export class EventDnsBase {
    * @example
    * ```ts
    * dns.resolve('svc.test', EventUtil.AF_UNSPEC, (err, addrs) => {
-   *   if (err) bev.fail(EventDnsBase.errorString(err));
-   *   else bev.connectTo(addrs[0]);
+   *   if (err) console.error(EventDnsBase.errorString(err));
+   *   else console.log(addrs.map((a) => a.address));
    * });
    * ```
    */
@@ -517,7 +517,8 @@ export class EventDnsBase {
    * @internal
    * @example
    * ```ts
-   * dns.resolve(host, family, (err) => { if (err) text = dns.errorString(err); });
+   * let text = '';
+   * dns.resolve('svc.test', EventUtil.AF_INET, (err) => { if (err) text = dns.errorString(err); });
    * ```
    */
   errorString(err: unknown): string {

@@ -164,7 +164,7 @@ export class EventArgumentError extends EventError {}
  * An operation not allowed in the object's current state (pending, freed, running).
  * @example
  * ```ts
- * event.add(); event.set(base, sock, Event.READ); // false
+ * ev.add(); ev.set(base, sock, Event.READ); // false
  * console.log(getLastError() instanceof EventStateError); // true
  * ```
  */
@@ -183,7 +183,7 @@ export class EventConfigError extends EventError {}
  * A failure reported by the operating system; `errno` and `syscall` come from the cause.
  * @example
  * ```ts
- * try { new EventListener(base, cb, null, 0, -1, '127.0.0.1:80'); }
+ * try { new EventListener(base, onAccept, null, 0, -1, '127.0.0.1:80'); }
  * catch (e) { if (e instanceof EventSystemError) console.log(e.errno, e.message); }
  * ```
  */

@@ -245,12 +245,24 @@ export class Event<A = unknown> {
     return true;
   }
 
-  /** Alias of {@link Event.add}. @example `Event.timer(base, cb).addTimer(1)` */
+  /**
+   * Alias of {@link Event.add}.
+   * @example
+   * ```ts
+   * Event.timer(base, () => console.log('a second later')).addTimer(1);
+   * ```
+   */
   addTimer(timeout: number | null = -1): boolean {
     return this.add(timeout);
   }
 
-  /** Alias of {@link Event.add}. @example `Event.signal(base, 2, cb).addSignal()` */
+  /**
+   * Alias of {@link Event.add}.
+   * @example
+   * ```ts
+   * Event.signal(base, 2, () => base.exit()).addSignal(); // SIGINT ends the loop
+   * ```
+   */
   addSignal(timeout: number | null = -1): boolean {
     return this.add(timeout);
   }
@@ -270,12 +282,28 @@ export class Event<A = unknown> {
     return true;
   }
 
-  /** Alias of {@link Event.del}. @example `timer.delTimer()` */
+  /**
+   * Alias of {@link Event.del}.
+   * @example
+   * ```ts
+   * const timer = Event.timer(base, () => console.log('never'));
+   * timer.addTimer(5);
+   * timer.delTimer();
+   * ```
+   */
   delTimer(): boolean {
     return this.del();
   }
 
-  /** Alias of {@link Event.del}. @example `sig.delSignal()` */
+  /**
+   * Alias of {@link Event.del}.
+   * @example
+   * ```ts
+   * const sig = Event.signal(base, 15, () => base.exit());
+   * sig.addSignal();
+   * sig.delSignal(); // SIGTERM is not watched any more
+   * ```
+   */
   delSignal(): boolean {
     return this.del();
   }
@@ -301,7 +329,7 @@ export class Event<A = unknown> {
    * @example
    * ```ts
    * ev.del();
-   * ev.set(base, otherSocket, Event.READ);
+   * ev.set(base, socket, Event.READ); // true: now watches `socket`
    * ```
    */
   set(base: EventBase, fd: Descriptor | number, what?: number | null, cb?: EventCallback<A> | null, arg?: A): boolean {

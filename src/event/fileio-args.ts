@@ -14,7 +14,10 @@ import { createEventError, type EventError } from './errors.js';
  * @internal
  * @example
  * ```ts
- * if (len < 0) invalid('FileIO.read(): the length must not be negative');
+ * function readLength(len: number): number {
+ *   if (len < 0) invalid('FileIO.read(): the length must not be negative');
+ *   return len;
+ * }
  * ```
  */
 export function invalid(message: string, cause?: unknown): never {
@@ -26,7 +29,8 @@ export function invalid(message: string, cause?: unknown): never {
  * @internal
  * @example
  * ```ts
- * checkCallback(cb, 'open');
+ * checkCallback(() => {}, 'open'); // passes
+ * checkCallback('done', 'open'); // throws: FileIO.open(): the callback must be a function
  * ```
  */
 export function checkCallback(cb: unknown, op: string): void {
@@ -38,7 +42,9 @@ export function checkCallback(cb: unknown, op: string): void {
  * @internal
  * @example
  * ```ts
- * checkFd(fd, 'read');
+ * const fd: unknown = Number(process.argv[2]);
+ * checkFd(fd, 'read'); // throws unless a non-negative integer
+ * fd.toFixed(); // a number from here on
  * ```
  */
 export function checkFd(fd: unknown, op: string): asserts fd is number {
@@ -51,7 +57,8 @@ export function checkFd(fd: unknown, op: string): asserts fd is number {
  * @internal
  * @example
  * ```ts
- * checkPath(path, 'stat');
+ * checkPath('/etc/hosts', 'stat'); // passes
+ * checkPath(42, 'stat'); // throws: FileIO.stat(): the path must be a string, Buffer or file URL
  * ```
  */
 export function checkPath(path: unknown, op: string): asserts path is PathLike {
@@ -65,7 +72,8 @@ export function checkPath(path: unknown, op: string): asserts path is PathLike {
  * @internal
  * @example
  * ```ts
- * checkOffset(offset, 'write');
+ * checkOffset(-1, 'write'); // passes: the current position
+ * checkOffset(1.5, 'write'); // throws
  * ```
  */
 export function checkOffset(offset: unknown, op: string): asserts offset is number | null {
@@ -97,7 +105,10 @@ export function pathText(path: PathLike): string {
  * @internal
  * @example
  * ```ts
- * fileError('open', '/x', err);
+ * import { open } from 'node:fs';
+ * open('/x', 'r', (err) => {
+ *   if (err) console.error(fileError('open', '/x', err).message); // open /x: ENOENT: no such file or directory
+ * });
  * ```
  */
 export function fileError(op: string, target: string, err: NodeJS.ErrnoException): EventError {

@@ -55,6 +55,7 @@ export class Handle {
  * @internal
  * @example
  * ```ts
+ * const handle = new Handle({ defaultPriority: 0 }, () => {}, () => console.log('expired'));
  * const heap = new TimerHeap();
  * heap.schedule(handle, performance.now() + 1000);
  * heap.top?.deadline; // the earliest deadline

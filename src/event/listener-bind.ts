@@ -146,7 +146,9 @@ function namedError(code: string, syscall: string, target: string): NodeJS.Errno
  * @internal
  * @example
  * ```ts
- * reject(listenFailure('127.0.0.1:80', err));
+ * const ready = new Promise<void>((resolve, reject) => {
+ *   server.once('listening', resolve).once('error', (err) => reject(listenFailure('127.0.0.1:80', err)));
+ * });
  * ```
  */
 export function listenFailure(target: string, cause: NodeJS.ErrnoException): EventError {
@@ -357,6 +359,7 @@ export function invalidDescriptor(detail: string): never {
  * @internal
  * @example
  * ```ts
+ * declare const context: ListenContext; // the listener's
  * const opened = openString('127.0.0.1:0', -1, context);
  * ```
  */
@@ -396,6 +399,7 @@ export function openString(target: string, backlog: number, ctx: ListenContext):
  * @internal
  * @example
  * ```ts
+ * declare const context: ListenContext; // the listener's
  * const opened = openDescriptor(fd, null, -1, listener, context);
  * ```
  */
@@ -450,6 +454,7 @@ export function openDescriptor(
  * @internal
  * @example
  * ```ts
+ * declare const context: ListenContext; // the listener's
  * const opened = openTarget('unix:/tmp/echo.sock', -1, listener, context);
  * ```
  */

@@ -59,7 +59,7 @@ export type AcceptCallback<A = unknown> = (
  * and `EventUtil.getLastSocketError()` inside it to learn what failed.
  * @example
  * ```ts
- * listener.setErrorCallback((l, base) => {
+ * listener.setErrorCallback(() => {
  *   console.error(`Got an error ${EventUtil.getLastSocketErrno()} (${EventUtil.getLastSocketError()}) on the listener. Shutting down.`);
  *   base.exit();
  * });
@@ -147,8 +147,13 @@ type Pending =
 export class EventListener<A = unknown> {
   /**
    * Leave accepted sockets blocking. Accepted; Node sockets are always
-   * non-blocking, so it changes nothing.
-   * @example `EventListener.OPT_LEAVE_SOCKETS_BLOCKING === 1`
+   * non-blocking, so it changes nothing. The first of the `OPT_*` flags,
+   * which combine with `|` into the constructor's `flags`.
+   * @example
+   * ```ts
+   * const l = new EventListener(base, onAccept, null, EventListener.OPT_CLOSE_ON_FREE | EventListener.OPT_DISABLED, -1, '127.0.0.1:0');
+   * l.enable(); // OPT_DISABLED: nothing is accepted before this
+   * ```
    */
   static readonly OPT_LEAVE_SOCKETS_BLOCKING = 1;
   /**
@@ -156,42 +161,30 @@ export class EventListener<A = unknown> {
    * itself (string target) is always closed; with a `net.Server`, socket or
    * descriptor target this flag decides. Closing a UNIX listener removes its
    * socket file (libuv's behaviour; libevent leaves it).
-   * @example `new EventListener(base, cb, null, EventListener.OPT_CLOSE_ON_FREE, -1, server)`
    */
   static readonly OPT_CLOSE_ON_FREE = 2;
   /**
    * Close-on-exec for accepted sockets. Accepted; libuv always creates
    * descriptors with O_CLOEXEC.
-   * @example `EventListener.OPT_CLOSE_ON_EXEC === 4`
    */
   static readonly OPT_CLOSE_ON_EXEC = 4;
   /**
    * SO_REUSEADDR on the listening socket. Accepted; libuv always sets it on
    * TCP sockets it binds. It does not let two sockets listen on one port:
    * a port in use still fails with EADDRINUSE.
-   * @example `new EventListener(base, cb, null, EventListener.OPT_REUSEABLE, -1, '0.0.0.0:8080')`
    */
   static readonly OPT_REUSEABLE = 8;
-  /**
-   * Thread-safe listener. Accepted; JavaScript runs the loop on one thread.
-   * @example `EventListener.OPT_THREADSAFE === 16`
-   */
+  /** Thread-safe listener. Accepted; JavaScript runs the loop on one thread. */
   static readonly OPT_THREADSAFE = 16;
   /**
    * Create the listener disabled: it listens, but delivers nothing (and does
    * not keep the loop running) until `enable()`.
-   * @example
-   * ```ts
-   * const l = new EventListener(base, cb, null, EventListener.OPT_DISABLED, -1, '127.0.0.1:0');
-   * l.enable();
-   * ```
    */
   static readonly OPT_DISABLED = 32;
   /**
    * Deferred accept (TCP_DEFER_ACCEPT: wake only when data arrives).
    * Accepted as a no-op: Node offers no way to set it; connections are
    * delivered when established.
-   * @example `EventListener.OPT_DEFERRED_ACCEPT === 64`
    */
   static readonly OPT_DEFERRED_ACCEPT = 64;
 

@@ -147,6 +147,7 @@ export function evtimer_new<A = unknown>(base: EventBase, cb: TimerCallback<A>, 
  * Schedules a timer in `seconds` (`ev.add(seconds)`).
  * @example
  * ```ts
+ * const t = evtimer_new(base, () => console.log('half a second later'));
  * evtimer_add(t, 0.5); // true
  * ```
  */

@@ -8,58 +8,29 @@
  */
 
 /**
- * The timeout expired (`Event.TIMEOUT`).
+ * The timeout expired (`Event.TIMEOUT`): the first of the event-kind bits
+ * ({@link TIMEOUT}, {@link READ}, {@link WRITE}, {@link SIGNAL},
+ * {@link PERSIST}, {@link ET}), which combine with `|`.
  * @internal
  * @example
  * ```ts
- * if (what & TIMEOUT) console.log('timed out');
+ * const ev = new Event(base, socket, READ | PERSIST, (fd, what) => {
+ *   if (what & TIMEOUT) console.log('no data for 10 seconds');
+ *   else if (what & READ) console.log('readable');
+ * });
+ * ev.add(10);
  * ```
  */
 export const TIMEOUT = 1;
-/**
- * The source is readable (`Event.READ`).
- * @internal
- * @example
- * ```ts
- * base.activate(handle, READ);
- * ```
- */
+/** The source is readable (`Event.READ`); an event-kind bit (see {@link TIMEOUT}). @internal */
 export const READ = 2;
-/**
- * The source is writable (`Event.WRITE`).
- * @internal
- * @example
- * ```ts
- * if ((events & ~(READ | WRITE)) !== 0) return warn('ERR_EVENT_INVALID_MASK', 'Invalid events mask');
- * ```
- */
+/** The source is writable (`Event.WRITE`); an event-kind bit (see {@link TIMEOUT}). @internal */
 export const WRITE = 4;
-/**
- * A signal arrived (`Event.SIGNAL`).
- * @internal
- * @example
- * ```ts
- * new Event(base, 'SIGINT', SIGNAL | PERSIST, onSignal);
- * ```
- */
+/** A signal arrived (`Event.SIGNAL`); an event-kind bit (see {@link TIMEOUT}). @internal */
 export const SIGNAL = 8;
-/**
- * The event stays pending after it ran (`Event.PERSIST`).
- * @internal
- * @example
- * ```ts
- * if ((what & PERSIST) === 0) ev.del();
- * ```
- */
+/** The event stays pending after it ran (`Event.PERSIST`); an event-kind bit (see {@link TIMEOUT}). @internal */
 export const PERSIST = 16;
-/**
- * Edge-triggered (`Event.ET`).
- * @internal
- * @example
- * ```ts
- * const edge = (what & ET) !== 0;
- * ```
- */
+/** Edge-triggered (`Event.ET`); an event-kind bit (see {@link TIMEOUT}). @internal */
 export const ET = 32;
 
 /**
@@ -67,6 +38,7 @@ export const ET = 32;
  * @internal
  * @example
  * ```ts
+ * const seconds = 2.5;
  * const deadline = now() + seconds * 1000;
  * ```
  */

@@ -43,7 +43,7 @@ interface SignalEntry {
  * @example
  * ```ts
  * const signals = new SignalRegistry();
- * signals.watch(2, ev, () => base.activate(handle, SIGNAL));
+ * signals.watch(2, ev, () => console.log('SIGINT'));
  * signals.unwatch(2, ev);
  * ```
  */

@@ -40,7 +40,7 @@ function serverOf(sock: Socket): Server | null {
  * @internal
  * @example
  * ```ts
- * if (socketKind(sock) === 'closed') return warn(...);
+ * socketKind(sock); // 'tcp', 'unix', 'other', 'unconnected' or 'closed'
  * ```
  */
 export function socketKind(sock: Socket | Server): SocketKind {
@@ -75,7 +75,7 @@ export function socketKind(sock: Socket | Server): SocketKind {
  * @example
  * ```ts
  * const a: EventSocketAddress | false = EventUtil.getPeerName(sock);
- * if (a && a.family !== AF.UNIX) console.log(`${a.address}:${a.port}`);
+ * if (a && a.family !== EventUtil.AF_UNIX) console.log(`${a.address}:${a.port}`);
  * ```
  */
 export interface EventSocketAddress {
@@ -158,7 +158,7 @@ export function socketName(sock: Socket | Server): EventSocketAddress | false {
  * @internal
  * @example
  * ```ts
- * peerName(sock, unixPeerPaths); // { address: '127.0.0.1', port: 53122, family: 2 }
+ * peerName(sock, new WeakMap()); // { address: '127.0.0.1', port: 53122, family: 2 }
  * ```
  */
 export function peerName(sock: Socket | Server, unixPeers: WeakMap<Socket, string>): EventSocketAddress | false {

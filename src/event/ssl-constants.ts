@@ -18,7 +18,7 @@ import { warn } from './errors.js';
  * @internal
  * @example
  * ```ts
- * new EventSslContext(SSL_METHODS.TLS_SERVER_METHOD, opts).isServer; // true
+ * new EventSslContext(SSL_METHODS.TLS_SERVER_METHOD, {}).isServer; // true
  * ```
  */
 export const SSL_METHODS = {

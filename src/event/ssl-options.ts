@@ -68,7 +68,7 @@ function truthy(v: EventSslOptionValue): boolean {
  * @internal
  * @example
  * ```ts
- * const s = parseOptions({ [SSL_OPTIONS.OPT_VERIFY_PEER]: '0' });
+ * const s = parseOptions({ [EventSslContext.OPT_VERIFY_PEER]: '0' });
  * s.verifyPeer; // false
  * ```
  */

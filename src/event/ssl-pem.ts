@@ -40,6 +40,7 @@ export type IdentityResult = { identity: Identity; unpaired: null } | { identity
  * @internal
  * @example
  * ```ts
+ * const list = 'NO-SUCH-CIPHER';
  * throw tlsError(`Invalid cipher list "${list}": ${errorMessage(err)}`, err);
  * ```
  */
@@ -240,7 +241,10 @@ export function loadTrust(caFile: string | null, caPath: string | null): string[
  * @internal
  * @example
  * ```ts
- * const secure = buildSecureContext(settings, identity, trust, 'TLSv1.2', 'TLSv1.3', sessionIdContext);
+ * import { parseOptions } from './ssl-options.js';
+ * const settings = parseOptions({ [EventSslContext.OPT_LOCAL_CERT]: 'server.pem' });
+ * const found = loadIdentity(settings.localCert, settings.localPk, settings.passphrase);
+ * if (found.identity) buildSecureContext(settings, found.identity, loadTrust(null, null), 'TLSv1.2', 'TLSv1.3', 'eventide');
  * ```
  */
 export function buildSecureContext(

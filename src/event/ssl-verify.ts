@@ -103,7 +103,9 @@ export interface VerifyRules {
  * @internal
  * @example
  * ```ts
- * checkDepth(peer, 0); // CERT_CHAIN_TOO_LONG for a leaf signed by an intermediate
+ * tlsSock.once('secureConnect', () => {
+ *   checkDepth(tlsSock.getPeerCertificate(true), 0); // CERT_CHAIN_TOO_LONG for a leaf signed by an intermediate
+ * });
  * ```
  */
 export function checkDepth(peer: DetailedPeerCertificate, depth: number | null): Error | null {
@@ -117,7 +119,9 @@ export function checkDepth(peer: DetailedPeerCertificate, depth: number | null):
  * @internal
  * @example
  * ```ts
- * checkIdentity('example.org', peer, null); // ERR_TLS_CERT_ALTNAME_INVALID for another name
+ * tlsSock.once('secureConnect', () => {
+ *   checkIdentity('example.org', tlsSock.getPeerCertificate(true), null); // ERR_TLS_CERT_ALTNAME_INVALID for another name
+ * });
  * ```
  */
 export function checkIdentity(host: string, peer: DetailedPeerCertificate, depth: number | null): Error | null {
@@ -132,7 +136,8 @@ export function checkIdentity(host: string, peer: DetailedPeerCertificate, depth
  * @internal
  * @example
  * ```ts
- * const err = verifyPeer(tlsSock, 'example.org', rules);
+ * const rules: VerifyRules = { isServer: false, requireClientCert: false, allowSelfSigned: false, verifyDepth: null };
+ * tlsSock.once('secureConnect', () => console.log(verifyPeer(tlsSock, 'example.org', rules)?.message));
  * ```
  */
 export function verifyPeer(socket: TLSSocket, hostname: string | undefined, rules: VerifyRules): Error | null {

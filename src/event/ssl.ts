@@ -369,6 +369,7 @@ export class EventSslContext {
    * @internal
    * @example
    * ```ts
+   * import * as tls from 'node:tls';
    * tls.connect({ socket, secureContext: ctx.secureContext, rejectUnauthorized: false });
    * ```
    */
@@ -395,10 +396,11 @@ export class EventSslContext {
    * @internal
    * @example
    * ```ts
-   * const tlsSock = new tls.TLSSocket(rawSocket, ctx.serverOptions());
+   * import * as tls from 'node:tls';
+   * const tlsSock = new tls.TLSSocket(socket, ctx.serverOptions());
    * tlsSock.once('secure', () => {
    *   const err = ctx.verify(tlsSock);
-   *   if (err) tlsSock.destroy(err); else onConnected();
+   *   if (err) tlsSock.destroy(err); else console.log('client accepted');
    * });
    * ```
    */
@@ -440,10 +442,11 @@ export class EventSslContext {
    * @internal
    * @example
    * ```ts
-   * const tlsSock = tls.connect({ socket: rawSocket, ...ctx.clientOptions('example.org') });
+   * import * as tls from 'node:tls';
+   * const tlsSock = tls.connect({ socket, ...ctx.clientOptions('example.org') });
    * tlsSock.once('secureConnect', () => {
    *   const err = ctx.verify(tlsSock, 'example.org');
-   *   if (err) tlsSock.destroy(err); else onConnected();
+   *   if (err) tlsSock.destroy(err); else console.log('server verified');
    * });
    * ```
    */

@@ -18,7 +18,10 @@ import type { ConnectTarget, Transport, TransportHost, WriteResult } from './tra
  * @internal
  * @example
  * ```ts
+ * import type { TransportHost } from './transport.js';
+ * declare const hostA: TransportHost, hostB: TransportHost; // the bufferevents of the two ends
  * const [a, b] = PairTransport.pair(hostA, hostB);
+ * const out = new EventBuffer();
  * out.add('ping');
  * a.write(out, undefined); // 'delivered': hostB.received(out) moved the bytes
  * ```

@@ -31,8 +31,10 @@ const END_TIMEOUT_MS = 30000;
  * @internal
  * @example
  * ```ts
+ * import type { TransportHost } from './transport.js';
+ * declare const host: TransportHost; // the bufferevent's
  * const t = new SocketTransport(host);
- * t.adopt(acceptedSocket); // connected: host.data() once reading
+ * t.adopt(socket); // an accepted socket is connected: host.data() once reading
  * t.setReading(true);
  * ```
  */
@@ -223,7 +225,7 @@ export class SocketTransport implements Transport {
  * @internal
  * @example
  * ```ts
- * socketFd(transport.socket as Socket); // e.g. 21
+ * socketFd(socket); // e.g. 21; null before it connects
  * ```
  */
 export function socketFd(sock: Socket): number | null {
@@ -238,7 +240,7 @@ export function socketFd(sock: Socket): number | null {
  * @internal
  * @example
  * ```ts
- * transport.adopt(adoptSocket(3));
+ * const sock = adoptSocket(3); // the net.Socket over descriptor 3
  * ```
  */
 export function adoptSocket(socket: Socket | number): Socket {
@@ -310,7 +312,9 @@ export type ResolveDone = (err: { message: string } | null, address: string | nu
  * @internal
  * @example
  * ```ts
- * resolveHost(null, 'localhost', 2, (err, address) => { if (address !== null) transport.connect({ host: address, port }, 'localhost'); });
+ * resolveHost(null, 'localhost', EventUtil.AF_INET, (err, address, errText) => {
+ *   console.log(address ?? errText); // '127.0.0.1'
+ * });
  * ```
  */
 export function resolveHost(dnsBase: EventDnsBase | null, host: string, family: number, done: ResolveDone): void {

@@ -26,6 +26,8 @@ const VERIFY_CODE =
  * @internal
  * @example
  * ```ts
+ * import type { TransportHost } from './transport.js';
+ * declare const host: TransportHost; // the bufferevent's
  * const t = new TlsTransport(host, ctx, false);
  * t.connect({ host: '127.0.0.1', port: 443 }, 'example.org'); // host.handshaking(), then host.secured()
  * ```
@@ -171,7 +173,7 @@ function opensslText(err: NodeJS.ErrnoException & { reason?: string; library?: s
  * @internal
  * @example
  * ```ts
- * cipherText(transport.tlsSocket(), 'info'); // 'TLS_AES_256_GCM_SHA384 TLSv1.3 TLSv1.3'
+ * cipherText(tlsSock, 'info'); // 'TLS_AES_256_GCM_SHA384 TLSv1.3 TLSv1.3'
  * ```
  */
 export function cipherText(s: TLSSocket | null, what: 'name' | 'version' | 'info'): string | false {

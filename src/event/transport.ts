@@ -40,10 +40,13 @@ export type ConnectTarget = { host: string; port: number } | { path: string };
  * @internal
  * @example
  * ```ts
+ * import { SocketTransport } from './transport-socket.js';
+ * declare const host: TransportHost; // the bufferevent's
  * const t: Transport = new SocketTransport(host);
+ * const out = new EventBuffer();
  * t.connect({ host: '127.0.0.1', port: 8080 }, undefined); // host.connected() follows
  * t.setReading(true);                                     // host.data(chunk) for what arrives
- * if (t.write(out, onWritten) === 'held') t.waitDrain();  // host.drained() once the socket drains
+ * if (t.write(out, undefined) === 'held') t.waitDrain();  // host.drained() once the socket drains
  * t.release(null, true);                                  // graceful close
  * ```
  */
@@ -104,12 +107,18 @@ export interface Transport {
  * @internal
  * @example
  * ```ts
+ * const input = new EventBuffer();
  * const host: TransportHost = {
- *   connected: () => t.setReading(true),
+ *   connected: () => console.log('connected'),
+ *   handshaking: () => {},
+ *   secured: () => console.log('TLS up'),
+ *   handshakeFailed: (err) => console.error(err),
  *   data: (chunk) => input.appendOwned(chunk),
+ *   received: (from) => input.addBuffer(from),
  *   end: () => console.log('EOF'),
  *   error: (err) => console.error(err),
- *   ...rest,
+ *   closed: () => {},
+ *   drained: () => {},
  * };
  * ```
  */

@@ -61,8 +61,10 @@ const unixPeerPaths = new WeakMap<Socket, string>();
  * @internal
  * @example
  * ```ts
- * const s = net.connect(path); setUnixPeerPath(s, path);
- * EventUtil.getPeerName(s); // { address: path, family: EventUtil.AF_UNIX }
+ * import { connect } from 'node:net';
+ * const s = connect('/run/app.sock');
+ * setUnixPeerPath(s, '/run/app.sock');
+ * EventUtil.getPeerName(s); // { address: '/run/app.sock', family: EventUtil.AF_UNIX }
  * ```
  */
 export function setUnixPeerPath(sock: Socket, path: string): void {
@@ -80,61 +82,80 @@ export function setUnixPeerPath(sock: Socket, path: string): void {
  * ```
  */
 export class EventUtil {
-  /** Unspecified address family (let the resolver choose). @example `bev.connectHost(dns, 'example.org', 80, EventUtil.AF_UNSPEC)` */
+  /**
+   * Unspecified address family (let the resolver choose): the first of the
+   * address families `AF_*`, the `family` of the socket addresses.
+   * @example
+   * ```ts
+   * bev.connectHost(dns, 'example.org', 80, EventUtil.AF_UNSPEC); // IPv4 or IPv6, as the resolver answers
+   * const peer = EventUtil.getPeerName(sock);
+   * if (peer && peer.family === EventUtil.AF_INET6) console.log(`[${peer.address}]:${peer.port}`);
+   * ```
+   */
   static readonly AF_UNSPEC = AF.UNSPEC;
-  /** UNIX-domain sockets. @example `EventUtil.getSocketName(server)?.family === EventUtil.AF_UNIX` */
+  /** UNIX-domain sockets. */
   static readonly AF_UNIX = AF.UNIX;
-  /** IPv4. @example `EventUtil.getPeerName(sock)?.family === EventUtil.AF_INET` */
+  /** IPv4. */
   static readonly AF_INET = AF.INET;
-  /** IPv6. @example `EventUtil.getPeerName(sock)?.family === EventUtil.AF_INET6` */
+  /** IPv6. */
   static readonly AF_INET6 = AF.INET6;
-  /** Socket-level options. @example `EventUtil.setSocketOption(s, EventUtil.SOL_SOCKET, EventUtil.SO_KEEPALIVE, 1)` */
+  /**
+   * Socket-level options: the first of the option levels (`SOL_*`,
+   * `IPPROTO_*`), which {@link EventUtil.setSocketOption} takes with an
+   * option (`SO_*`, `TCP_NODELAY`).
+   * @example
+   * ```ts
+   * EventUtil.setSocketOption(sock, EventUtil.SOL_SOCKET, EventUtil.SO_KEEPALIVE, 1);
+   * EventUtil.setSocketOption(sock, EventUtil.SOL_TCP, EventUtil.TCP_NODELAY, true);
+   * EventUtil.setSocketOption(sock, EventUtil.SOL_SOCKET, EventUtil.SO_LINGER, { l_onoff: 1, l_linger: 5 });
+   * ```
+   */
   static readonly SOL_SOCKET = SOCKOPT.SOL_SOCKET;
-  /** TCP-level options. @example `EventUtil.setSocketOption(s, EventUtil.SOL_TCP, EventUtil.TCP_NODELAY, 1)` */
+  /** TCP-level options. */
   static readonly SOL_TCP = SOCKOPT.SOL_TCP;
-  /** UDP-level options (none supported by Node.js here). @example `EventUtil.SOL_UDP === 17` */
+  /** UDP-level options (none supported by Node.js here). */
   static readonly SOL_UDP = SOCKOPT.SOL_UDP;
-  /** IP protocol level. @example `EventUtil.IPPROTO_IP === 0` */
+  /** IP protocol level. */
   static readonly IPPROTO_IP = SOCKOPT.IPPROTO_IP;
-  /** TCP protocol level (same as SOL_TCP). @example `EventUtil.setSocketOption(s, EventUtil.IPPROTO_TCP, EventUtil.TCP_NODELAY, true)` */
+  /** TCP protocol level (same as SOL_TCP). */
   static readonly IPPROTO_TCP = SOCKOPT.IPPROTO_TCP;
-  /** UDP protocol level. @example `EventUtil.IPPROTO_UDP === 17` */
+  /** UDP protocol level. */
   static readonly IPPROTO_UDP = SOCKOPT.IPPROTO_UDP;
-  /** IPv6 protocol level. @example `EventUtil.IPPROTO_IPV6 === 41` */
+  /** IPv6 protocol level. */
   static readonly IPPROTO_IPV6 = SOCKOPT.IPPROTO_IPV6;
-  /** Raw socket type. @example `EventUtil.SOCK_RAW === 3` */
+  /** Raw socket type. */
   static readonly SOCK_RAW = SOCKOPT.SOCK_RAW;
-  /** SO_DEBUG (not settable from Node.js). @example `EventUtil.SO_DEBUG === 1` */
+  /** SO_DEBUG (not settable from Node.js). */
   static readonly SO_DEBUG = SOCKOPT.SO_DEBUG;
-  /** SO_REUSEADDR (see {@link EventUtil.setSocketOption}). @example `EventUtil.setSocketOption(server, EventUtil.SOL_SOCKET, EventUtil.SO_REUSEADDR, 1)` */
+  /** SO_REUSEADDR (see {@link EventUtil.setSocketOption}). */
   static readonly SO_REUSEADDR = SOCKOPT.SO_REUSEADDR;
-  /** SO_TYPE (read-only). @example `EventUtil.SO_TYPE === 3` */
+  /** SO_TYPE (read-only). */
   static readonly SO_TYPE = SOCKOPT.SO_TYPE;
-  /** SO_ERROR (read-only). @example `EventUtil.SO_ERROR === 4` */
+  /** SO_ERROR (read-only). */
   static readonly SO_ERROR = SOCKOPT.SO_ERROR;
-  /** SO_DONTROUTE (not settable from Node.js). @example `EventUtil.SO_DONTROUTE === 5` */
+  /** SO_DONTROUTE (not settable from Node.js). */
   static readonly SO_DONTROUTE = SOCKOPT.SO_DONTROUTE;
-  /** SO_BROADCAST (not settable on stream sockets from Node.js). @example `EventUtil.SO_BROADCAST === 6` */
+  /** SO_BROADCAST (not settable on stream sockets from Node.js). */
   static readonly SO_BROADCAST = SOCKOPT.SO_BROADCAST;
-  /** SO_SNDBUF (not settable on stream sockets from Node.js). @example `EventUtil.SO_SNDBUF === 7` */
+  /** SO_SNDBUF (not settable on stream sockets from Node.js). */
   static readonly SO_SNDBUF = SOCKOPT.SO_SNDBUF;
-  /** SO_RCVBUF (not settable on stream sockets from Node.js). @example `EventUtil.SO_RCVBUF === 8` */
+  /** SO_RCVBUF (not settable on stream sockets from Node.js). */
   static readonly SO_RCVBUF = SOCKOPT.SO_RCVBUF;
-  /** SO_KEEPALIVE. @example `EventUtil.setSocketOption(s, EventUtil.SOL_SOCKET, EventUtil.SO_KEEPALIVE, 1)` */
+  /** SO_KEEPALIVE. */
   static readonly SO_KEEPALIVE = SOCKOPT.SO_KEEPALIVE;
-  /** SO_OOBINLINE (not settable from Node.js). @example `EventUtil.SO_OOBINLINE === 10` */
+  /** SO_OOBINLINE (not settable from Node.js). */
   static readonly SO_OOBINLINE = SOCKOPT.SO_OOBINLINE;
-  /** SO_LINGER, value `{ l_onoff, l_linger }`. @example `EventUtil.setSocketOption(s, EventUtil.SOL_SOCKET, EventUtil.SO_LINGER, { l_onoff: 0, l_linger: 0 })` */
+  /** SO_LINGER, value `{ l_onoff, l_linger }`. */
   static readonly SO_LINGER = SOCKOPT.SO_LINGER;
-  /** SO_RCVLOWAT (not settable from Node.js). @example `EventUtil.SO_RCVLOWAT === 18` */
+  /** SO_RCVLOWAT (not settable from Node.js). */
   static readonly SO_RCVLOWAT = SOCKOPT.SO_RCVLOWAT;
-  /** SO_SNDLOWAT (not settable from Node.js). @example `EventUtil.SO_SNDLOWAT === 19` */
+  /** SO_SNDLOWAT (not settable from Node.js). */
   static readonly SO_SNDLOWAT = SOCKOPT.SO_SNDLOWAT;
-  /** SO_RCVTIMEO, value `{ sec, usec }` (validated, then reported unsupported). @example `EventUtil.SO_RCVTIMEO === 20` */
+  /** SO_RCVTIMEO, value `{ sec, usec }` (validated, then reported unsupported). */
   static readonly SO_RCVTIMEO = SOCKOPT.SO_RCVTIMEO;
-  /** SO_SNDTIMEO, value `{ sec, usec }` (validated, then reported unsupported). @example `EventUtil.SO_SNDTIMEO === 21` */
+  /** SO_SNDTIMEO, value `{ sec, usec }` (validated, then reported unsupported). */
   static readonly SO_SNDTIMEO = SOCKOPT.SO_SNDTIMEO;
-  /** TCP_NODELAY (disable Nagle's algorithm). @example `EventUtil.setSocketOption(s, EventUtil.SOL_TCP, EventUtil.TCP_NODELAY, 1)` */
+  /** TCP_NODELAY (disable Nagle's algorithm). */
   static readonly TCP_NODELAY = SOCKOPT.TCP_NODELAY;
   /**
    * The libevent API level this port follows: 2.1.12-stable, encoded as

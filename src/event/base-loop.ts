@@ -24,22 +24,17 @@ import { Ring } from './ring.js';
 import { noop, now } from './shared.js';
 
 /**
- * `EventBase.LOOP_ONCE`: run one iteration, then return.
+ * `EventBase.LOOP_ONCE`: run one iteration, then return. The first of the
+ * flags of `EventBase.loop()` ({@link LOOP_ONCE}, {@link LOOP_NONBLOCK}).
  * @internal
  * @example
  * ```ts
- * if ((flags & LOOP_ONCE) !== 0 && ran) end();
+ * await base.loop(LOOP_ONCE); // waits for an active event, runs it
+ * await base.loop(LOOP_NONBLOCK); // runs what is ready, does not wait
  * ```
  */
 export const LOOP_ONCE = 1;
-/**
- * `EventBase.LOOP_NONBLOCK`: run what is ready without waiting, then return.
- * @internal
- * @example
- * ```ts
- * await base.loop(LOOP_NONBLOCK);
- * ```
- */
+/** `EventBase.LOOP_NONBLOCK`: run what is ready without waiting, then return; see {@link LOOP_ONCE}. @internal */
 export const LOOP_NONBLOCK = 2;
 
 /**

@@ -130,7 +130,15 @@ interface Term {
   readonly desc: boolean;
 }
 
+/** A keyset filter: rows strictly after `params` (database form, or null for NULL) in the order of `terms`. */
+interface Seek {
+  readonly kind: 'seek';
+  readonly terms: readonly Term[];
+  readonly params: readonly unknown[];
+}
+
 interface Filter {
+  readonly kind?: undefined;
   readonly field: string;
   readonly op: Comparison;
   /** The bound value (database form), or null. */
@@ -189,7 +197,7 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   #ordering: readonly string[] = NONE;
   #terms: readonly Term[];
   #orderKey: string;
-  #filters: readonly Filter[] = NONE;
+  #filters: readonly (Filter | Seek)[] = NONE;
   #params: readonly unknown[] = NONE;
   #filterKey = '';
   #cacheKey: string | null = null;
@@ -265,6 +273,34 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     if (param !== null) q.#params = [...this.#params, param];
     // The key names what changes the SQL: the field, the comparison, whether the value is NULL and whether the field is nullable.
     q.#filterKey = `${this.#filterKey}${field}\u0000${op}${param === null ? '0' : info.nullable === true ? 'n' : 'v'}\u0000`;
+    return q;
+  }
+
+  /** The ordering terms applied, the tie-breaker included (`[primaryKey]` when unordered). */
+  get orderKey(): readonly string[] {
+    return this.#terms.map((t) => (t.desc ? `-${t.field}` : t.field));
+  }
+
+  seekAfter(values: readonly unknown[]): SqlQueryset<Row> {
+    const core = this.#core;
+    const terms = this.#terms;
+    if (!Array.isArray(values) || values.length !== terms.length)
+      throw new ConfigurationError(
+        `seekAfter() takes ${terms.length} values (one per term of ${this.orderKey.join(', ')}).`,
+      );
+    const params = terms.map((t, i) => {
+      const v = values[i];
+      return v === null || v === undefined ? null : toParam(core.dialect, core.fields[t.field]!, t.field, v);
+    });
+    const seek: Seek = { kind: 'seek', terms, params };
+    const q = this.#derive();
+    q.#filters = [...this.#filters, seek];
+    q.#params = [...this.#params, ...seekParams(core, seek)];
+    // The shape: the terms, which values are NULL (they compile to IS NULL) and which fields are nullable.
+    let shape = `seek${termsKey(terms)}`;
+    for (let i = 0; i < terms.length; i++)
+      shape += params[i] === null ? '0' : core.fields[terms[i]!.field]!.nullable === true ? 'n' : 'v';
+    q.#filterKey = `${this.#filterKey}${shape}\u0000`;
     return q;
   }
 
@@ -393,7 +429,8 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     const core = this.#core;
     let q = core.builder.selectFrom(core.table) as unknown as AnyQuery;
     if (ordered) q = q.select(core.names as string[]);
-    for (const f of this.#filters) q = q.where((eb: Eb) => condition(eb, core, f));
+    for (const f of this.#filters)
+      q = q.where((eb: Eb) => (f.kind === 'seek' ? seekCondition(core, f) : condition(eb, core, f)));
     if (ordered) {
       for (const t of this.#terms) {
         const nulls = core.dialect === 'postgres' && core.fields[t.field]!.nullable === true;
@@ -577,6 +614,71 @@ function condition(eb: Eb, core: Core, f: Filter): Expression<SqlBool> {
   if ((f.op === 'lt' || f.op === 'lte') && core.fields[f.field]!.nullable === true)
     return eb.or([cmp, eb(ref, 'is', null)]);
   return cmp;
+}
+
+/** Whether a seek compiles to one row-value comparison: one direction, no nullable field, no NULL value. */
+function rowValueSeek(core: Core, seek: Seek): boolean {
+  const desc = seek.terms[0]!.desc;
+  for (let i = 0; i < seek.terms.length; i++) {
+    const t = seek.terms[i]!;
+    if (t.desc !== desc || seek.params[i] === null || core.fields[t.field]!.nullable === true) return false;
+  }
+  return true;
+}
+
+/**
+ * The bound values of a seek's condition, in the order {@link seekCondition}
+ * writes them (the expanded form repeats the leading values).
+ */
+function seekParams(core: Core, seek: Seek): unknown[] {
+  const { terms, params } = seek;
+  if (rowValueSeek(core, seek)) return [...params];
+  const out: unknown[] = [];
+  for (let i = 0; i < terms.length; i++) {
+    if (terms[i]!.desc && params[i] === null) continue; // nothing is below NULL: this branch is empty
+    for (let j = 0; j < i; j++) if (params[j] !== null) out.push(params[j]);
+    if (params[i] !== null) out.push(params[i]);
+  }
+  return out;
+}
+
+/**
+ * Rows strictly after a place in an ordering. One direction and no NULLs:
+ * `(a, b) > (?, ?)` (or `<` descending), which an index on `(a, b)` serves
+ * as a range. Otherwise the expansion `a > ? OR (a = ? AND b > ?)`, with
+ * NULL smaller than every value (`a IS NULL` for equality with NULL; after
+ * NULL ascending is `IS NOT NULL`; below a value descending includes NULL).
+ */
+function seekCondition(core: Core, seek: Seek): Expression<SqlBool> {
+  const { terms, params } = seek;
+  if (rowValueSeek(core, seek)) {
+    const refs = sql.join(terms.map((t) => sql.ref(t.field)));
+    const vals = sql.join(params.map((v) => sql.val(v)));
+    return terms[0]!.desc ? sql<SqlBool>`(${refs}) < (${vals})` : sql<SqlBool>`(${refs}) > (${vals})`;
+  }
+  const branches: ReturnType<typeof sql<SqlBool>>[] = [];
+  for (let i = 0; i < terms.length; i++) {
+    const t = terms[i]!;
+    const v = params[i];
+    if (t.desc && v === null) continue;
+    const parts: ReturnType<typeof sql<SqlBool>>[] = [];
+    for (let j = 0; j < i; j++) {
+      const u = terms[j]!;
+      parts.push(
+        params[j] === null
+          ? sql<SqlBool>`${sql.ref(u.field)} is null`
+          : sql<SqlBool>`${sql.ref(u.field)} = ${sql.val(params[j])}`,
+      );
+    }
+    const ref = sql.ref(t.field);
+    if (!t.desc) parts.push(v === null ? sql<SqlBool>`${ref} is not null` : sql<SqlBool>`${ref} > ${sql.val(v)}`);
+    else if (core.fields[t.field]!.nullable === true)
+      parts.push(sql<SqlBool>`(${ref} < ${sql.val(v)} or ${ref} is null)`);
+    else parts.push(sql<SqlBool>`${ref} < ${sql.val(v)}`);
+    branches.push(parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` and `)})`);
+  }
+  if (branches.length === 0) return sql<SqlBool>`1 = 0`;
+  return sql<SqlBool>`(${sql.join(branches, sql` or `)})`;
 }
 
 /**

@@ -47,6 +47,12 @@ interface SortTerm {
   readonly type: FieldType;
 }
 
+/** A keyset filter: rows strictly after `keys` in the order of `terms`. */
+interface SeekTerm {
+  readonly terms: readonly SortTerm[];
+  readonly keys: readonly SortKey[];
+}
+
 /** A value reduced to something that compares: NULL, a number (or bigint), or text. */
 type SortKey = null | number | bigint | string;
 
@@ -104,6 +110,7 @@ export class ArrayQueryset<Row extends object = Record<string, unknown>> impleme
   #ordering: readonly string[] = [];
   #filters: readonly FilterTerm[] = [];
   #sort: readonly SortTerm[] = [];
+  #seeks: readonly SeekTerm[] = [];
   #cacheKey: string | null = null;
   #evaluated: { length: number; rows: readonly Row[] } | null = null;
 
@@ -142,6 +149,7 @@ export class ArrayQueryset<Row extends object = Record<string, unknown>> impleme
     q.#ordering = this.#ordering;
     q.#filters = this.#filters;
     q.#sort = this.#sort;
+    q.#seeks = this.#seeks;
     return q;
   }
 
@@ -171,7 +179,9 @@ export class ArrayQueryset<Row extends object = Record<string, unknown>> impleme
       const desc = term.startsWith('-');
       const field = desc ? term.slice(1) : term;
       const type = this.#type(field, 'orderBy()');
-      if (field === this.primaryKey || this.fields[field]?.unique === true) unique = true;
+      const info = this.fields[field];
+      // A nullable unique field may hold NULL in several rows: not a tie-breaker (as in SqlQueryset).
+      if (field === this.primaryKey || (info?.unique === true && info.nullable !== true)) unique = true;
       sort.push({ field, desc, type });
     }
     if (!unique && sort.length > 0 && (this.primaryKey in this.fields || this.#open)) {
@@ -205,6 +215,36 @@ export class ArrayQueryset<Row extends object = Record<string, unknown>> impleme
     return q;
   }
 
+  /** The ordering terms applied, the tie-breaker included (`[primaryKey]` when unordered). */
+  get orderKey(): readonly string[] {
+    if (this.#sort.length === 0) return [this.primaryKey];
+    return this.#sort.map((t) => (t.desc ? `-${t.field}` : t.field));
+  }
+
+  /** The rows strictly after the place whose {@link orderKey} values are `values`. */
+  seekAfter(values: readonly unknown[]): ArrayQueryset<Row> {
+    const terms: readonly SortTerm[] =
+      this.#sort.length > 0
+        ? this.#sort
+        : [{ field: this.primaryKey, desc: false, type: this.#type(this.primaryKey, 'seekAfter()') }];
+    if (!Array.isArray(values) || values.length !== terms.length)
+      throw new ConfigurationError(
+        `seekAfter() takes ${terms.length} values (one per term of ${this.orderKey.join(', ')}).`,
+      );
+    const keys = terms.map((t, i) => {
+      let v = values[i];
+      if (typeof v === 'string' && t.type !== 'text') {
+        v = this.parsePosition(t.field, v);
+        if (v === INVALID_POSITION)
+          throw new ConfigurationError(`seekAfter(): ${JSON.stringify(values[i])} is not a value of ${t.field}.`);
+      }
+      return sortKey(v, t.type);
+    });
+    const q = this.#derive();
+    q.#seeks = [...this.#seeks, { terms, keys }];
+    return q;
+  }
+
   /** The matching rows in order (memoized while the source length is unchanged). */
   #rows(): readonly Row[] {
     const src = this.#source;
@@ -216,6 +256,7 @@ export class ArrayQueryset<Row extends object = Record<string, unknown>> impleme
       rows = src.filter((row) =>
         filters.every((f) => test(compareKeys(sortKey(read(row, f.field), f.type), f.key), f.op)),
       );
+    for (const seek of this.#seeks) rows = rows.filter((row) => compareToSeek(row, seek) > 0);
     if (this.#sort.length > 0) rows = sortRows(rows, this.#sort);
     this.#evaluated = { length: src.length, rows };
     return rows;
@@ -224,7 +265,7 @@ export class ArrayQueryset<Row extends object = Record<string, unknown>> impleme
   /** How many rows match; with `cap`, at most `cap`. */
   // eslint-disable-next-line @typescript-eslint/require-await -- implements the Queryset interface, whose methods return promises
   async count(options: CountOptions = {}): Promise<number> {
-    const n = this.#filters.length === 0 ? this.#source.length : this.#rows().length;
+    const n = this.#filters.length === 0 && this.#seeks.length === 0 ? this.#source.length : this.#rows().length;
     return options.cap !== undefined && options.cap >= 0 ? Math.min(n, options.cap) : n;
   }
 
@@ -239,6 +280,8 @@ export class ArrayQueryset<Row extends object = Record<string, unknown>> impleme
     if (this.#cacheKey === null) {
       let key = this.#sourceName;
       for (const f of this.#filters) key += `|${f.field}:${f.op}:${keyText(f.key)}`;
+      for (const s of this.#seeks)
+        key += `|after:${s.terms.map((t, i) => `${t.desc ? '-' : ''}${t.field}=${keyText(s.keys[i]!)}`).join(',')}`;
       if (this.ordering.length > 0) key += `|order:${this.ordering.join(',')}`;
       this.#cacheKey = key;
     }
@@ -250,7 +293,8 @@ export class ArrayQueryset<Row extends object = Record<string, unknown>> impleme
   async slice(start: number, end: number): Promise<Row[]> {
     const s = Math.max(0, Math.trunc(start));
     const e = Math.max(s, Math.trunc(end));
-    if (this.#filters.length === 0 && this.#sort.length === 0) return this.#source.slice(s, e);
+    if (this.#filters.length === 0 && this.#sort.length === 0 && this.#seeks.length === 0)
+      return this.#source.slice(s, e);
     return this.#rows().slice(s, e);
   }
 
@@ -383,6 +427,17 @@ function sortRows<Row extends object>(rows: readonly Row[], terms: readonly Sort
     return a.index - b.index;
   });
   return decorated.map((d) => d.row);
+}
+
+/** Where a row stands against a keyset place: positive when strictly after it in the seek's order. */
+function compareToSeek(row: object, seek: SeekTerm): number {
+  const { terms, keys } = seek;
+  for (let t = 0; t < terms.length; t++) {
+    const term = terms[t]!;
+    const c = compareKeys(sortKey(read(row, term.field), term.type), keys[t]!);
+    if (c !== 0) return term.desc ? -c : c;
+  }
+  return 0;
 }
 
 function keyText(k: SortKey): string {

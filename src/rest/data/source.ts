@@ -123,6 +123,23 @@ export interface Queryset<Row extends object = Record<string, unknown>> {
   orderBy(...terms: string[]): Queryset<Row>;
   /** A queryset narrowed to rows whose `field` compares to `value` (NULL rules in the module doc). */
   filter(field: string, op: Comparison, value: unknown): Queryset<Row>;
+  /**
+   * The ordering actually applied, as terms: those of {@link orderBy} plus
+   * the primary-key tie-breaker when it was appended (`['-price', '-id']`);
+   * `[primaryKey]` when unordered. Its values identify a row's place in the
+   * order (a keyset).
+   */
+  readonly orderKey: readonly string[];
+  /**
+   * A queryset narrowed to the rows strictly after the place whose
+   * {@link orderKey} values are `values` (in this ordering, NULL placed as
+   * in the module doc; `null` is NULL). This is keyset paging: on SQL a
+   * row-value comparison (`(price, id) > (?, ?)`) that an index on the
+   * ordering serves, or its expansion when directions are mixed or a field
+   * is nullable. Values are what {@link parsePosition} returns (or values of
+   * the fields' types). A later {@link orderBy} does not change the place.
+   */
+  seekAfter(values: readonly unknown[]): Queryset<Row>;
   /** How many rows there are (exact, or capped). */
   count(options?: CountOptions): Promise<number>;
   /** An estimate of the row count from the database's statistics, or `null` when the source cannot estimate. */

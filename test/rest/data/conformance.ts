@@ -198,6 +198,71 @@ export function conformanceSuite(target: ConformanceTarget): void {
       );
     });
 
+    test('orderKey and seekAfter: every place of every ordering (NULLs, mixed directions, ties) seeks to the rows after it', async () => {
+      assert.deepEqual(qs.orderKey, ['id']);
+      assert.deepEqual(qs.orderBy('-price').orderKey, ['-price', '-id']);
+      assert.deepEqual(qs.orderBy('-created').orderKey, ['-created']);
+      assert.deepEqual(qs.orderBy('name', '-price').orderKey, ['name', '-price', '-id']);
+      const orderings: string[][] = [
+        ['id'],
+        ['-id'],
+        ['price'],
+        ['-price'],
+        ['score'],
+        ['-score'],
+        ['name', '-price'],
+        ['-name', 'price'],
+        ['active', 'note'],
+        ['-note', '-active'],
+        ['-created'],
+        ['price', '-created'],
+      ];
+      for (const ordering of orderings) {
+        const ordered = qs.orderBy(...ordering);
+        const all = await ordered.all();
+        const key = ordered.orderKey;
+        const fields = key.map((t) => (t.startsWith('-') ? t.slice(1) : t));
+        for (let i = 0; i < all.length; i++) {
+          const row = all[i]!;
+          const values = fields.map((f) => row[f as keyof ConformanceRow]);
+          const want = ids(all.slice(i + 1));
+          assert.deepEqual(
+            ids(await ordered.seekAfter(values).all()),
+            want,
+            `${ordering.join(',')} after id ${row.id}`,
+          );
+          // Positions (what a cursor carries) read back with parsePosition seek the same way.
+          const parsed = fields.map((f) => {
+            const v = ordered.parsePosition(f, ordered.position(row, f));
+            return v;
+          });
+          assert.deepEqual(
+            ids(await ordered.seekAfter(parsed).all()),
+            want,
+            `${ordering.join(',')} positions of ${row.id}`,
+          );
+          // The reversed ordering seeks to the rows before the place, nearest first.
+          const reversed = qs.orderBy(...key.map((t) => (t.startsWith('-') ? t.slice(1) : `-${t}`)));
+          assert.deepEqual(
+            ids(await reversed.seekAfter(values).all()),
+            ids(all.slice(0, i).reverse()),
+            `${ordering.join(',')} before id ${row.id}`,
+          );
+          // Counting and slicing see the seek too.
+          assert.equal(await ordered.seekAfter(values).count(), want.length);
+          assert.deepEqual(ids(await ordered.seekAfter(values).slice(0, 2)), want.slice(0, 2));
+        }
+      }
+      // A place between rows (no row holds it) and a place before every row.
+      assert.deepEqual(ids(await qs.orderBy('price').seekAfter([25, 0]).all()), [1, 4, 8, 9]);
+      assert.deepEqual(ids(await qs.orderBy('price').seekAfter([null, 0]).all()), [2, 6, 3, 7, 5, 10, 1, 4, 8, 9]);
+      assert.deepEqual(ids(await qs.orderBy('-price').seekAfter([null, 0]).all()), []);
+      assert.throws(() => qs.orderBy('price').seekAfter([1]), ConfigurationError);
+      // The seek keeps its place when the ordering changes afterwards, and combines with filters.
+      assert.deepEqual(ids(await qs.orderBy('price').seekAfter([20, 5]).orderBy('-id').all()), [10, 9, 8, 4, 1]);
+      assert.deepEqual(ids(await qs.orderBy('price').filter('name', 'eq', 'a').seekAfter([10, 3]).all()), [7, 4]);
+    });
+
     test('the same query shape with other values (compiled-statement reuse) gives the right rows', async () => {
       for (const [v, expected] of [
         [20, [2, 3, 6, 7]],

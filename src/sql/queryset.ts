@@ -284,7 +284,8 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   seekAfter(values: readonly unknown[]): SqlQueryset<Row> {
     const core = this.#core;
     const terms = this.#terms;
-    if (!Array.isArray(values) || values.length !== terms.length)
+    const given: unknown = values; // Array.isArray would narrow to any[]
+    if (!Array.isArray(given) || values.length !== terms.length)
       throw new ConfigurationError(
         `seekAfter() takes ${terms.length} values (one per term of ${this.orderKey.join(', ')}).`,
       );

@@ -227,7 +227,8 @@ export class ArrayQueryset<Row extends object = Record<string, unknown>> impleme
       this.#sort.length > 0
         ? this.#sort
         : [{ field: this.primaryKey, desc: false, type: this.#type(this.primaryKey, 'seekAfter()') }];
-    if (!Array.isArray(values) || values.length !== terms.length)
+    const given: unknown = values; // Array.isArray would narrow to any[]
+    if (!Array.isArray(given) || values.length !== terms.length)
       throw new ConfigurationError(
         `seekAfter() takes ${terms.length} values (one per term of ${this.orderKey.join(', ')}).`,
       );

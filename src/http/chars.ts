@@ -15,13 +15,19 @@ function table(pred: (c: number) => boolean): Uint8Array {
 /**
  * An ASCII letter.
  * @internal
- * @example `isAlpha(0x41) // true ('A')`
+ * @example
+ * ```ts
+ * isAlpha(0x41); // true ('A')
+ * ```
  */
 export const isAlpha = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 /**
  * An ASCII digit.
  * @internal
- * @example `isDigit(0x30) // true ('0')`
+ * @example
+ * ```ts
+ * isDigit(0x30); // true ('0')
+ * ```
  */
 export const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const oneOf =
@@ -31,64 +37,44 @@ const oneOf =
 
 /**
  * tchar (RFC 9110 5.6.2): the characters of a token (method, header name).
+ * The first of the byte tables (256 entries, indexed by a byte): the
+ * classes {@link TCHAR}, {@link VALUE}, {@link TARGET}, {@link REGNAME},
+ * {@link SCHEME}, {@link QDTEXT} and {@link QPAIR} hold 1 for a member and 0
+ * elsewhere; {@link HEX} and {@link LOWER} map a byte to a value.
  * @internal
- * @example `while (i < end && TCHAR[buf[i]!] === 1) i++;`
+ * @example
+ * ```ts
+ * const buf = Buffer.from('Content-Type: text/plain');
+ * let i = 0;
+ * while (i < buf.length && TCHAR[buf[i]!] === 1) i++; // i === 12: the name ends at ':'
+ * VALUE[0x7f]; // 0: DEL may not appear in a field value
+ * HEX[0x66]; // 15 ('f')
+ * LOWER[0x41]; // 0x61 ('A' -> 'a')
+ * ```
  */
 export const TCHAR = table((c) => isAlpha(c) || isDigit(c) || oneOf("!#$%&'*+-.^_`|~")(c));
-/**
- * field-vchar / SP / HTAB / obs-text: what a field value may contain.
- * @internal
- * @example `if (VALUE[c] !== 1) refuse();`
- */
+/** field-vchar / SP / HTAB / obs-text: what a field value may contain; a byte table (see {@link TCHAR}). @internal */
 export const VALUE = table((c) => c === 9 || (c >= 32 && c !== 127));
-/**
- * What a request-target may contain (visible ASCII).
- * @internal
- * @example `if (TARGET[c] !== 1) refuse();`
- */
+/** What a request-target may contain (visible ASCII); a byte table (see {@link TCHAR}). @internal */
 export const TARGET = table((c) => c > 32 && c < 127);
-/**
- * reg-name characters (unreserved / sub-delims / "%" of pct-encoded).
- * @internal
- * @example `while (i < e && REGNAME[buf[i]!] === 1) i++;`
- */
+/** reg-name characters (unreserved / sub-delims / "%" of pct-encoded); a byte table (see {@link TCHAR}). @internal */
 export const REGNAME = table((c) => isAlpha(c) || isDigit(c) || oneOf("-._~!$&'()*+,;=%")(c));
-/**
- * URI scheme characters after the first.
- * @internal
- * @example `while (k < te && SCHEME[buf[k]!] === 1) k++;`
- */
+/** URI scheme characters after the first; a byte table (see {@link TCHAR}). @internal */
 export const SCHEME = table((c) => isAlpha(c) || isDigit(c) || c === 43 || c === 45 || c === 46);
-/**
- * qdtext (RFC 9110 5.6.4).
- * @internal
- * @example `if (QDTEXT[c] !== 1) refuse();`
- */
+/** qdtext (RFC 9110 5.6.4); a byte table (see {@link TCHAR}). @internal */
 export const QDTEXT = table(
   (c) => c === 9 || c === 32 || c === 0x21 || (c >= 0x23 && c <= 0x5b) || (c >= 0x5d && c <= 0x7e) || c >= 0x80,
 );
-/**
- * Characters a quoted-pair may escape.
- * @internal
- * @example `if (QPAIR[c] !== 1) refuse();`
- */
+/** Characters a quoted-pair may escape; a byte table (see {@link TCHAR}). @internal */
 export const QPAIR = table((c) => c === 9 || (c >= 32 && c !== 127));
-/**
- * Hex digit values, -1 elsewhere.
- * @internal
- * @example `const d = HEX[c]!; if (d >= 0) size = size * 16 + d;`
- */
+/** Hex digit values, -1 elsewhere; a byte table (see {@link TCHAR}). @internal */
 export const HEX = new Int8Array(256).fill(-1);
 for (let c = 0; c < 256; c++) {
   if (isDigit(c)) HEX[c] = c - 48;
   else if (c >= 65 && c <= 70) HEX[c] = c - 55;
   else if (c >= 97 && c <= 102) HEX[c] = c - 87;
 }
-/**
- * ASCII lower-casing of a byte.
- * @internal
- * @example `LOWER[0x41] // 0x61`
- */
+/** ASCII lower-casing of a byte; a byte table (see {@link TCHAR}). @internal */
 export const LOWER = new Uint8Array(256);
 for (let c = 0; c < 256; c++) LOWER[c] = c >= 65 && c <= 90 ? c + 32 : c;
 
@@ -139,7 +125,10 @@ const HAS_LATIN1_SLICE = typeof (Buffer.prototype as Latin1Buffer).latin1Slice =
 /**
  * One latin1 decoding of a byte range (the fastest Buffer-to-string path).
  * @internal
- * @example `const name = latin1(buf, ns, ne);`
+ * @example
+ * ```ts
+ * latin1(Buffer.from('Host: example.com'), 0, 4); // 'Host'
+ * ```
  */
 export function latin1(buf: Buffer, s: number, e: number): string {
   return HAS_LATIN1_SLICE ? (buf as Latin1Buffer).latin1Slice!(s, e) : buf.toString('latin1', s, e);
@@ -148,7 +137,10 @@ export function latin1(buf: Buffer, s: number, e: number): string {
 /**
  * The bytes of a lowercase ASCII constant, for {@link eqLower}.
  * @internal
- * @example `const B_HOST = asciiLower('host');`
+ * @example
+ * ```ts
+ * const B_HOST = asciiLower('host'); // Uint8Array [0x68, 0x6f, 0x73, 0x74]
+ * ```
  */
 export const asciiLower = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, 'latin1'));
 
@@ -158,7 +150,10 @@ export const asciiLower = (s: string): Uint8Array => Uint8Array.from(Buffer.from
  * it maps onto those are controls (CR -> "-", 0x10-0x19 -> digits), which
  * never reach this point (names are tokens, values exclude controls).
  * @internal
- * @example `if (ne - ns === 4 && eqLower(buf, ns, B_HOST)) checkHost();`
+ * @example
+ * ```ts
+ * eqLower(Buffer.from('HOST: a'), 0, asciiLower('host')); // true
+ * ```
  */
 export function eqLower(buf: Uint8Array, s: number, lower: Uint8Array): boolean {
   const n = lower.length;

@@ -47,7 +47,11 @@ export type ClientRequest = ExchangeRequest &
 /**
  * Where the response on a connection stands.
  * @internal
- * @example `if (conn.resp === Resp.Done) complete(conn);`
+ * @example
+ * ```ts
+ * declare const conn: ClientConn; // the connection of the request in flight
+ * if (conn.resp === Resp.Done) console.log('response complete');
+ * ```
  */
 export const enum Resp {
   /** No byte of the response yet. */
@@ -68,7 +72,7 @@ export const enum Resp {
  * @example
  * ```ts
  * const conn = new ClientConn({ maxHeaderBytes: 65536, maxBodyBytes: Infinity, maxHeaderCount: 1000 });
- * conn.attach(base, null, null, onRead, onWritten, onEvent).connect('127.0.0.1:8080');
+ * conn.attach(base, null, null, () => {}, () => {}, onEvent).connect('127.0.0.1:8080');
  * ```
  */
 export class ClientConn {
@@ -131,7 +135,11 @@ export class ClientConn {
   /**
    * A buffered connection over `socket` (null: the bufferevent makes it on
    * connect()), with the client's callbacks, reading and writing.
-   * @example `conn.attach(base, ctx, null, onRead, onWritten, onEvent).connectHost(null, 'example.org', 443, 0)`
+   * @example
+   * ```ts
+   * const conn = new ClientConn({ maxHeaderBytes: 65536 });
+   * conn.attach(base, ctx, null, () => {}, () => {}, onEvent).connectHost(null, 'example.org', 443, 0);
+   * ```
    */
   attach(
     base: EventBase,
@@ -161,7 +169,11 @@ export class ClientConn {
    * Writes a request: `METHOD URI HTTP/1.1`, the request's output headers,
    * `Content-Length` when the request sets no framing and has a body (or is a
    * POST or PUT), then the body; and prepares for its response.
-   * @example `conn.send(req, 'GET', '/index.html', [])`
+   * @example
+   * ```ts
+   * declare const conn: ClientConn; // attached and connected
+   * conn.send(req, 'GET', '/index.html', []);
+   * ```
    */
   send(req: ClientRequest, method: string, uri: string, body: Buffer[]): void {
     let bodyLength = 0;
@@ -194,7 +206,11 @@ export class ClientConn {
   /**
    * Closes it: cancels a name resolution, frees the bufferevent (which
    * closes the socket). Idempotent; true the first time.
-   * @example `if (conn.close() && conn.connected) notifyClosed();`
+   * @example
+   * ```ts
+   * declare const conn: ClientConn;
+   * if (conn.close() && conn.connected) console.log('closed a connected socket');
+   * ```
    */
   close(): boolean {
     if (this.closed) return false;
@@ -215,7 +231,11 @@ export class ClientConn {
 /**
  * The request said `Connection: close`.
  * @internal
- * @example `const close = !head.keepAlive || asksClose(req);`
+ * @example
+ * ```ts
+ * declare const response: ResponseHead; // the response to req
+ * const close = !response.keepAlive || asksClose(req); // the connection ends after this exchange
+ * ```
  */
 export function asksClose(req: ExchangeRequest): boolean {
   const names = req.output.names;

@@ -24,7 +24,10 @@ import { ClientConn, Resp, asksClose, type ClientRequest } from './client-conn.j
 /**
  * Default request timeout in seconds (libevent's 50 s read/write timeout).
  * @internal
- * @example `conn.setTimeout(0); // back to DEFAULT_TIMEOUT`
+ * @example
+ * ```ts
+ * conn.setTimeout(0); // back to DEFAULT_TIMEOUT (50 seconds)
+ * ```
  */
 export const DEFAULT_TIMEOUT = 50;
 /** Default largest response head (status line + header fields) in bytes. */

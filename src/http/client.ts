@@ -136,7 +136,10 @@ export class EventHttpConnection implements HttpConnection {
   /**
    * Seconds without any byte of the response (connecting included) after
    * which a request's callback gets null; 0 or negative: the default, 50.
-   * @example `conn.setTimeout(5)`
+   * @example
+   * ```ts
+   * conn.setTimeout(5);
+   * ```
    */
   setTimeout(seconds: number): void {
     const s = Number(seconds);
@@ -148,7 +151,10 @@ export class EventHttpConnection implements HttpConnection {
    * 2 s, doubled for each further try; see `setInitialRetryTimeout()`)
    * before the waiting requests fail with code 0. -1 (any negative): for
    * ever. Default 0.
-   * @example `conn.setRetries(3)`
+   * @example
+   * ```ts
+   * conn.setRetries(3);
+   * ```
    */
   setRetries(retries: number): void {
     if (!Number.isInteger(retries)) {
@@ -162,7 +168,10 @@ export class EventHttpConnection implements HttpConnection {
    * The delay before the first re-try of a failed connect, in seconds
    * (libevent's `evhttp_connection_set_initial_retry_tv`; default 2); each
    * further try waits twice as long, at most 60 s.
-   * @example `conn.setInitialRetryTimeout(0.5)`
+   * @example
+   * ```ts
+   * conn.setInitialRetryTimeout(0.5);
+   * ```
    */
   setInitialRetryTimeout(seconds: number): void {
     const s = Number(seconds);
@@ -177,7 +186,10 @@ export class EventHttpConnection implements HttpConnection {
    * Largest response body in bytes (declared Content-Length, chunked total
    * or bytes until the close); a bigger one fails the request (null).
    * Negative: unlimited (the default).
-   * @example `conn.setMaxBodySize(1 << 20)`
+   * @example
+   * ```ts
+   * conn.setMaxBodySize(1 << 20);
+   * ```
    */
   setMaxBodySize(bytes: number): void {
     const n = Math.trunc(Number(bytes));
@@ -187,7 +199,10 @@ export class EventHttpConnection implements HttpConnection {
   /**
    * Largest response head (status line and header fields) in bytes; a
    * bigger one fails the request (null). Default 65536; negative: unlimited.
-   * @example `conn.setMaxHeadersSize(16384)`
+   * @example
+   * ```ts
+   * conn.setMaxHeadersSize(16384);
+   * ```
    */
   setMaxHeadersSize(bytes: number): void {
     const n = Math.trunc(Number(bytes));
@@ -197,7 +212,10 @@ export class EventHttpConnection implements HttpConnection {
   /**
    * The local IP address the socket is bound to before connecting (from
    * the next connection on). Not an IP address: ignored (false recorded).
-   * @example `conn.setLocalAddress('127.0.0.1')`
+   * @example
+   * ```ts
+   * conn.setLocalAddress('127.0.0.1');
+   * ```
    */
   setLocalAddress(address: string): void {
     if (typeof address !== 'string' || isIP(address) === 0) {
@@ -210,7 +228,10 @@ export class EventHttpConnection implements HttpConnection {
   /**
    * The local port the socket is bound to before connecting (from the next
    * connection on; 0: any).
-   * @example `conn.setLocalPort(40000)`
+   * @example
+   * ```ts
+   * conn.setLocalPort(40000);
+   * ```
    */
   setLocalPort(port: number): void {
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -226,7 +247,10 @@ export class EventHttpConnection implements HttpConnection {
    * request's callback, as in libevent), when the server closes an idle
    * connection, after a failure, a timeout or the cancel of a request in
    * flight. Not called by `free()`.
-   * @example `conn.setCloseCallback((c) => console.log('closed'))`
+   * @example
+   * ```ts
+   * conn.setCloseCallback((c) => console.log('closed', c.getPeer()));
+   * ```
    */
   setCloseCallback<A>(cb: HttpCloseCallback<A> | null, arg?: A): void {
     if (cb !== null && typeof cb !== 'function') {
@@ -241,7 +265,10 @@ export class EventHttpConnection implements HttpConnection {
   /**
    * The server's address and port as given to the constructor (libevent's
    * `evhttp_connection_get_peer`); false after `free()`.
-   * @example `conn.getPeer() // { address: '127.0.0.1', port: 8010 }`
+   * @example
+   * ```ts
+   * conn.getPeer(); // { address: '127.0.0.1', port: 8010 }
+   * ```
    */
   getPeer(): { address: string; port: number } | false {
     if (this.#engine.freed) return false;
@@ -250,7 +277,10 @@ export class EventHttpConnection implements HttpConnection {
 
   /**
    * The connection's EventBase.
-   * @example `conn.getBase().exit()`
+   * @example
+   * ```ts
+   * conn.getBase().exit();
+   * ```
    */
   getBase(): EventBase {
     return this.#engine.base;
@@ -289,7 +319,10 @@ export class EventHttpConnection implements HttpConnection {
   /**
    * Closes the connection and drops every request: their callbacks will
    * not run. The object can no longer be used.
-   * @example `conn.free()`
+   * @example
+   * ```ts
+   * conn.free();
+   * ```
    */
   free(): void {
     this.#engine.free();

@@ -76,7 +76,17 @@ export interface ExchangeRequest {
  * use it.
  * @example
  * ```ts
- * class Refuse implements Exchange { reply(req: ExchangeRequest) { req.replied = true; } ... }
+ * const refuse: Exchange = {
+ *   reply: (req) => void (req.replied = true),
+ *   error: (req, code) => void (req.responseCode = code),
+ *   startChunked: () => {},
+ *   chunk: () => {},
+ *   endChunked: () => {},
+ *   closeConnection: () => {},
+ *   cancel: () => {},
+ *   bufferEvent: () => null,
+ *   connection: () => null,
+ * };
  * ```
  */
 export interface Exchange {

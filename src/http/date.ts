@@ -18,7 +18,8 @@ let dateValue = '';
  * @example
  * ```ts
  * httpDate(784111777000); // 'Sun, 06 Nov 1994 08:49:37 GMT'
- * res.push(`Date: ${httpDate()}\r\n`);
+ * const head = ['HTTP/1.1 204 No Content\r\n'];
+ * head.push(`Date: ${httpDate()}\r\n`);
  * ```
  */
 export function httpDate(ms: number = Date.now()): string {

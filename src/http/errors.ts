@@ -120,7 +120,7 @@ export const HTTP_ERROR_CODES = {
  * @example
  * ```ts
  * const fatal: HttpErrorCode[] = ['ERR_HTTP_SMUGGLING', 'ERR_HTTP_BAD_CHUNK'];
- * if (fatal.includes(err.code)) log.warn('possible smuggling attempt', err.message);
+ * if (err instanceof HttpParseError && fatal.includes(err.code)) console.warn('possible smuggling attempt', err.message);
  * ```
  */
 export type HttpErrorCode = keyof typeof HTTP_ERROR_CODES;
@@ -130,7 +130,7 @@ export type HttpErrorCode = keyof typeof HTTP_ERROR_CODES;
  *
  * @example
  * ```ts
- * const opts: HttpErrorOptions = { status: 502, cause: upstreamError };
+ * const opts: HttpErrorOptions = { status: 502, cause: err };
  * throw new HttpParseError('ERR_HTTP_BAD_STATUS_LINE', 'Bad upstream response', opts);
  * ```
  */

@@ -19,7 +19,10 @@ import { statusText } from './status.js';
  * @example
  * ```ts
  * const cache = new HeadCache();
+ * const page = Buffer.from('<h1>Not Found</h1>');
+ * const out = new EventBuffer();
  * out.addLatin1(cache.build(req, 404, null, page.length, true, false, base));
+ * out.add(page);
  * ```
  */
 export class HeadCache {
@@ -41,7 +44,9 @@ export class HeadCache {
    * changed, else built now and kept.
    * @example
    * ```ts
-   * const head = cache.build(req, 200, 'OK', body.length, false, keepAlive, base);
+   * const cache = new HeadCache();
+   * const body = Buffer.from('ok');
+   * const head = cache.build(req, 200, 'OK', body.length, false, true, base); // 'HTTP/1.1 200 OK\r\n...'
    * ```
    */
   build(

@@ -144,7 +144,7 @@ export abstract class MessageHead {
    *
    * @example
    * ```ts
-   * if (head.hasHeader('Authorization')) authenticate(head);
+   * if (!head.hasHeader('Authorization')) console.log('anonymous request');
    * ```
    */
   hasHeader(name: string): boolean {

@@ -63,7 +63,7 @@ import type { HeaderPair } from './head.js';
  *
  * @example
  * ```ts
- * const p = new RequestParser(handlers, { maxHeaderBytes: 16384, maxBodyBytes: 1 << 20 });
+ * const p = new RequestParser({ onRequest: (head) => console.log(head.target) }, { maxHeaderBytes: 16384, maxBodyBytes: 1 << 20 });
  * p.setLimits({ maxBodyBytes: 10 << 20 }); // e.g. after authentication
  * ```
  */
@@ -120,9 +120,10 @@ export const MAX_CHUNK_LINE_BYTES = 4096;
  *
  * @example
  * ```ts
+ * const parts: Buffer[] = [];
  * const common: MessageHandlers = {
- *   onBody(chunk) { parts.push(chunk); },
- *   onMessageComplete(trailers) { done(Buffer.concat(parts), trailers); },
+ *   onBody(chunk) { parts.push(Buffer.from(chunk)); }, // a copy: the chunk is a view of the input
+ *   onMessageComplete(trailers) { console.log(Buffer.concat(parts).length, trailers); },
  *   onError(err) { console.error(err.status, err.code); },
  * };
  * ```
@@ -177,12 +178,31 @@ const B_CHUNKED = asciiLower('chunked');
 const B_CLOSE = asciiLower('close');
 const B_KEEP_ALIVE = asciiLower('keep-alive');
 
-/** A step needs more input. @internal @example `if (r === NEED) return end;` */
+/**
+ * A step needs more input: with {@link FAIL}, what a step of the machine
+ * returns instead of the position it got to.
+ * @internal
+ * @example
+ * ```ts
+ * const outcome = (r: number): string => (r === NEED ? 'more input' : r === FAIL ? 'refused' : `at ${r}`);
+ * ```
+ */
 export const NEED = -1;
-/** A step failed (the error was reported). @internal @example `if (r === FAIL) return FAIL;` */
+/** A step failed (the error was reported); see {@link NEED}. @internal */
 export const FAIL = -2;
 
-/** State: between messages (skipping empty lines). @internal @example `this.state = S_START;` */
+/**
+ * State: between messages (skipping empty lines). With {@link S_UPGRADED},
+ * the states the front ends (`request-parser.ts`, `response-parser.ts`) test.
+ * @internal
+ * @example
+ * ```ts
+ * class Probe extends RequestParser {
+ *   get between(): boolean { return this.state === S_START; }
+ *   get handedOver(): boolean { return this.state === S_UPGRADED; }
+ * }
+ * ```
+ */
 export const S_START = 0;
 const S_START_LF = 1; // between messages, after a CR
 const S_HEAD = 2; // inside a head or trailer section
@@ -202,15 +222,27 @@ const S_CHUNK_SIZE_LF = 15; // CR seen, LF expected
 const S_CHUNK_DATA = 16;
 const S_CHUNK_DATA_CR = 17;
 const S_CHUNK_DATA_LF = 18;
-/** Terminal state: the connection was handed over. @internal @example `this.state = S_UPGRADED;` */
+/** Terminal state: the connection was handed over; see {@link S_START}. @internal */
 export const S_UPGRADED = 19;
 const S_ERROR = 20; // terminal
 
-/** `Connection: close` was seen. @internal @example `const close = (this.conn & CONN_CLOSE) !== 0;` */
+/**
+ * `Connection: close` was seen: the first of the bits of the `Connection`
+ * options a head carries ({@link CONN_CLOSE}, {@link CONN_KEEP_ALIVE},
+ * {@link CONN_UPGRADE}).
+ * @internal
+ * @example
+ * ```ts
+ * class Probe extends RequestParser {
+ *   get closing(): boolean { return (this.conn & CONN_CLOSE) !== 0; }
+ *   get upgrading(): boolean { return (this.conn & CONN_UPGRADE) !== 0; }
+ * }
+ * ```
+ */
 export const CONN_CLOSE = 1;
-/** `Connection: keep-alive` was seen. @internal @example `const ka = (this.conn & CONN_KEEP_ALIVE) !== 0;` */
+/** `Connection: keep-alive` was seen; see {@link CONN_CLOSE}. @internal */
 export const CONN_KEEP_ALIVE = 2;
-/** `Connection: upgrade` was seen. @internal @example `const up = (this.conn & CONN_UPGRADE) !== 0;` */
+/** `Connection: upgrade` was seen; see {@link CONN_CLOSE}. @internal */
 export const CONN_UPGRADE = 4;
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -334,13 +366,16 @@ export abstract class HttpMessageParser {
    * @throws RangeError when `start` is not an offset within `chunk`.
    * @example
    * ```ts
-   * socket.on('data', (chunk: Buffer) => {
+   * declare function answer(): Promise<void>; // writes the response to the request just parsed
+   * socket.on('data', async (chunk: Buffer) => {
+   *   socket.pause();
    *   let at = parser.execute(chunk);
    *   while (at < chunk.length && parser.paused) {
    *     await answer(); // one request at a time
    *     parser.resume();
    *     at = parser.execute(chunk, at);
    *   }
+   *   socket.resume();
    * });
    * ```
    */
@@ -386,7 +421,7 @@ export abstract class HttpMessageParser {
    *
    * @example
    * ```ts
-   * const p = new RequestParser({ onRequest: handle, onMessageComplete: () => false }); // one message per execute()
+   * const p = new RequestParser({ onRequest: (head) => console.log(head.target), onMessageComplete: () => false }); // one message per execute()
    * ```
    */
   pause(): void {
@@ -398,6 +433,7 @@ export abstract class HttpMessageParser {
    *
    * @example
    * ```ts
+   * declare const pending: Buffer; // the bytes execute() left when it paused
    * parser.resume();
    * const n = parser.execute(pending);
    * ```
@@ -411,7 +447,11 @@ export abstract class HttpMessageParser {
    *
    * @example
    * ```ts
-   * if (parser.paused) queue.push(rest);
+   * const queue: Buffer[] = [];
+   * socket.on('data', (chunk: Buffer) => {
+   *   const at = parser.execute(chunk);
+   *   if (parser.paused) queue.push(chunk.subarray(at));
+   * });
    * ```
    */
   get paused(): boolean {
@@ -423,7 +463,7 @@ export abstract class HttpMessageParser {
    *
    * @example
    * ```ts
-   * if (parser.idle) startKeepAliveTimer();
+   * if (parser.idle) socket.setTimeout(5000); // the keep-alive timeout between requests
    * ```
    */
   get idle(): boolean {
@@ -447,7 +487,7 @@ export abstract class HttpMessageParser {
    *
    * @example
    * ```ts
-   * if (parser.upgraded) return; // the application owns the bytes now
+   * if (parser.upgraded) socket.removeAllListeners('data'); // the application owns the bytes now
    * ```
    */
   get upgraded(): boolean {
@@ -461,7 +501,9 @@ export abstract class HttpMessageParser {
    *
    * @example
    * ```ts
-   * parser.reset(); pool.push(parser);
+   * const pool: RequestParser[] = [];
+   * parser.reset();
+   * pool.push(parser);
    * ```
    */
   reset(): void {

@@ -6,23 +6,32 @@
  * @module
  */
 
-/** `EventHttpRequest::CMD_GET`. @example `if (head.cmd === CMD_GET) serveFile();` */
+/**
+ * `EventHttpRequest::CMD_GET`: the first of the `CMD_*` bits, one per
+ * method, which combine with `|` into a mask of methods.
+ * @example
+ * ```ts
+ * if (head.cmd === CMD_GET) console.log('GET', head.target);
+ * const allowed = CMD_GET | CMD_HEAD | CMD_POST;
+ * allowHeaderValue(allowed); // 'GET, POST, HEAD'
+ * ```
+ */
 export const CMD_GET = 1;
-/** `EventHttpRequest::CMD_POST`. @example `if (head.cmd & (CMD_POST | CMD_PUT)) readBody();` */
+/** `EventHttpRequest::CMD_POST`; see {@link CMD_GET}. */
 export const CMD_POST = 2;
-/** `EventHttpRequest::CMD_HEAD`. @example `const sendBody = head.cmd !== CMD_HEAD;` */
+/** `EventHttpRequest::CMD_HEAD`; see {@link CMD_GET}. */
 export const CMD_HEAD = 4;
-/** `EventHttpRequest::CMD_PUT`. @example `if (head.cmd === CMD_PUT) store();` */
+/** `EventHttpRequest::CMD_PUT`; see {@link CMD_GET}. */
 export const CMD_PUT = 8;
-/** `EventHttpRequest::CMD_DELETE`. @example `if (head.cmd === CMD_DELETE) remove();` */
+/** `EventHttpRequest::CMD_DELETE`; see {@link CMD_GET}. */
 export const CMD_DELETE = 16;
-/** `EventHttpRequest::CMD_OPTIONS`. @example `if (head.cmd === CMD_OPTIONS) sendAllow();` */
+/** `EventHttpRequest::CMD_OPTIONS`; see {@link CMD_GET}. */
 export const CMD_OPTIONS = 32;
-/** `EventHttpRequest::CMD_TRACE`. @example `const allowed = CMD_GET | CMD_TRACE;` */
+/** `EventHttpRequest::CMD_TRACE`; see {@link CMD_GET}. */
 export const CMD_TRACE = 64;
-/** `EventHttpRequest::CMD_CONNECT`. @example `if (head.cmd === CMD_CONNECT) tunnel();` */
+/** `EventHttpRequest::CMD_CONNECT`; see {@link CMD_GET}. */
 export const CMD_CONNECT = 128;
-/** `EventHttpRequest::CMD_PATCH`. @example `if (head.cmd === CMD_PATCH) patch();` */
+/** `EventHttpRequest::CMD_PATCH`; see {@link CMD_GET}. */
 export const CMD_PATCH = 256;
 
 /**
@@ -32,9 +41,8 @@ export const CMD_PATCH = 256;
  *
  * @example
  * ```ts
- * import { HTTP_METHODS } from 'eventide/http';
  * const allowed = HTTP_METHODS.GET | HTTP_METHODS.POST | HTTP_METHODS.HEAD;
- * if ((head.cmd & allowed) === 0) reply(501);
+ * if ((head.cmd & allowed) === 0) socket.end('HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\n\r\n');
  * ```
  */
 export const HTTP_METHODS = Object.freeze({
@@ -56,16 +64,34 @@ export const HTTP_METHODS = Object.freeze({
   MOVE: 32768,
 } as const);
 
-/** A method name of {@link HTTP_METHODS}. @example `const m: HttpMethod = 'GET';` */
+/**
+ * A method name of {@link HTTP_METHODS}.
+ * @example
+ * ```ts
+ * const m: HttpMethod = 'PROPFIND';
+ * ```
+ */
 export type HttpMethod = keyof typeof HTTP_METHODS;
 
-/** The method names in table order (index = the parser's method index). @internal @example `METHOD_NAMES[0] // 'GET'` */
+/**
+ * The method names in table order (index = the parser's method index): the
+ * first of the lookups by method index ({@link METHOD_NAMES},
+ * {@link METHOD_CMDS}, {@link M_CONNECT}, {@link M_OPTIONS}).
+ * @internal
+ * @example
+ * ```ts
+ * const m = lookupMethod(Buffer.from('OPTIONS * HTTP/1.1'), 0, 7);
+ * METHOD_NAMES[m]; // 'OPTIONS'
+ * METHOD_CMDS[m]; // 32 (CMD_OPTIONS)
+ * m === M_OPTIONS; // true: the asterisk-form target is allowed
+ * ```
+ */
 export const METHOD_NAMES = Object.keys(HTTP_METHODS) as HttpMethod[];
-/** The `CMD_*` bit of each method, by method index. @internal @example `METHOD_CMDS[1] // 2 (POST)` */
+/** The `CMD_*` bit of each method, by method index; see {@link METHOD_NAMES}. @internal */
 export const METHOD_CMDS = METHOD_NAMES.map((m) => HTTP_METHODS[m]);
-/** The method index of CONNECT. @internal @example `if (m === M_CONNECT) checkAuthority();` */
+/** The method index of CONNECT; see {@link METHOD_NAMES}. @internal */
 export const M_CONNECT = METHOD_NAMES.indexOf('CONNECT');
-/** The method index of OPTIONS. @internal @example `if (m === M_OPTIONS) allowAsterisk();` */
+/** The method index of OPTIONS; see {@link METHOD_NAMES}. @internal */
 export const M_OPTIONS = METHOD_NAMES.indexOf('OPTIONS');
 
 const METHOD_BYTES = METHOD_NAMES.map((m) => Buffer.from(m, 'latin1'));

@@ -61,9 +61,10 @@ const B_100_CONTINUE = asciiLower('100-continue');
  *
  * @example
  * ```ts
+ * let current: RequestHead | null = null;
  * const handlers: RequestHandlers = {
  *   onRequest(head) { current = head; },
- *   onMessageComplete() { respond(current); },
+ *   onMessageComplete() { console.log('complete:', current?.method, current?.target); },
  *   onError(err) { socket.end(`HTTP/1.1 ${err.status} ${statusText(err.status)}\r\nConnection: close\r\n\r\n`); },
  * };
  * ```
@@ -149,6 +150,7 @@ const FORM_ASTERISK = 3;
  * @example
  * ```ts
  * import { RequestParser, statusText } from 'eventide/http';
+ * const body: Buffer[] = [];
  * const parser = new RequestParser({
  *   onRequest(head) { console.log(head.method, head.target); },
  *   onBody(chunk) { body.push(Buffer.from(chunk)); },

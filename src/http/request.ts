@@ -130,7 +130,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * The method as a CMD_* constant (0 for a method without one).
-   * @example `if (req.getCommand() === EventHttpRequest.CMD_POST) ...`
+   * @example
+   * ```ts
+   * if (req.getCommand() === EventHttpRequest.CMD_POST) console.log('a form or an upload');
+   * ```
    */
   getCommand(): number {
     return this.command;
@@ -138,7 +141,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * The method name as received (`GET`, `PROPFIND`...).
-   * @example `req.getMethod()`
+   * @example
+   * ```ts
+   * console.log(req.getMethod()); // 'PROPFIND'
+   * ```
    */
   getMethod(): string {
     return this.method;
@@ -146,7 +152,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * The request target as received, with its query (absolute form kept).
-   * @example `req.getUri() // '/dump?x=1'`
+   * @example
+   * ```ts
+   * req.getUri(); // '/dump?x=1'
+   * ```
    */
   getUri(): string {
     return this.uri;
@@ -154,7 +163,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * The host: from an absolute-form target, else the Host header without its port.
-   * @example `req.getHost() // 'example.com'`
+   * @example
+   * ```ts
+   * req.getHost(); // 'example.com'
+   * ```
    */
   getHost(): string {
     return (this.#host ??= stripPort(this.rawHost));
@@ -162,7 +174,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * The HTTP version of the request as `[major, minor]`.
-   * @example `req.getVersion() // [1, 1]`
+   * @example
+   * ```ts
+   * const [major, minor] = req.getVersion(); // [1, 1]
+   * ```
    */
   getVersion(): [number, number] {
     return [this.major, this.minor];
@@ -171,7 +186,10 @@ export class EventHttpRequest<A = unknown> {
   /**
    * The input headers as an object in wire order (case-sensitive keys; a
    * repeated name keeps its last value).
-   * @example `req.getInputHeaders()['Host']`
+   * @example
+   * ```ts
+   * const host = req.getInputHeaders()['Host'];
+   * ```
    */
   getInputHeaders(): Record<string, string> {
     return this.input.toObject();
@@ -180,7 +198,10 @@ export class EventHttpRequest<A = unknown> {
   /**
    * The input headers as `[name, value]` pairs in the order received, names
    * as sent and repeated fields kept (what `getInputHeaders()` folds).
-   * @example `for (const [name, value] of req.getInputHeaderPairs()) console.log(name, value);`
+   * @example
+   * ```ts
+   * for (const [name, value] of req.getInputHeaderPairs()) console.log(name, value);
+   * ```
    */
   getInputHeaderPairs(): [string, string][] {
     return this.input.entries();
@@ -189,7 +210,10 @@ export class EventHttpRequest<A = unknown> {
   /**
    * Whether the request carried a body (`getInputBuffer()` would otherwise
    * create an empty buffer).
-   * @example `const body = req.hasInputBody() ? req.getInputBuffer().read(1 << 20) : null;`
+   * @example
+   * ```ts
+   * const body = req.hasInputBody() ? req.getInputBuffer().read(1 << 20) : null;
+   * ```
    */
   hasInputBody(): boolean {
     return this.#inputBuffer !== null && this.#inputBuffer.length > 0;
@@ -197,7 +221,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * The output headers as an object in insertion order.
-   * @example `req.getOutputHeaders()`
+   * @example
+   * ```ts
+   * console.log(req.getOutputHeaders()); // { 'Content-Type': 'text/plain' }
+   * ```
    */
   getOutputHeaders(): Record<string, string> {
     return this.output.toObject();
@@ -205,7 +232,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * Server: the request body (de-chunked). Client: the response body.
-   * @example `req.getInputBuffer().readLine(EventBuffer.EOL_ANY)`
+   * @example
+   * ```ts
+   * const firstLine = req.getInputBuffer().readLine(EventBuffer.EOL_ANY);
+   * ```
    */
   getInputBuffer(): EventBuffer {
     return (this.#inputBuffer ??= new EventBuffer());
@@ -213,7 +243,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * Server: the reply body to send. Client: the request body.
-   * @example `req.getOutputBuffer().add('payload')`
+   * @example
+   * ```ts
+   * req.getOutputBuffer().add('payload');
+   * ```
    */
   getOutputBuffer(): EventBuffer {
     return (this.#outputBuffer ??= new EventBuffer());
@@ -231,7 +264,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * The response status (client), or the status of the reply sent (server); 0 before.
-   * @example `req.getResponseCode() // 200`
+   * @example
+   * ```ts
+   * req.getResponseCode(); // 200
+   * ```
    */
   getResponseCode(): number {
     return this.responseCode;
@@ -239,7 +275,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * The response's reason phrase.
-   * @example `req.getResponseReason() // 'OK'`
+   * @example
+   * ```ts
+   * req.getResponseReason(); // 'OK'
+   * ```
    */
   getResponseReason(): string {
     return this.responseReason;
@@ -250,7 +289,10 @@ export class EventHttpRequest<A = unknown> {
    * OUTPUT_HEADER means INPUT_HEADER, as in the PHP extension. Names must be
    * tokens; values with CR, LF or NUL (they would split the message) or with
    * characters beyond U+00FF (fields are sent as latin1 bytes) are refused (false).
-   * @example `req.addHeader('Content-Type', 'text/plain', EventHttpRequest.OUTPUT_HEADER)`
+   * @example
+   * ```ts
+   * req.addHeader('Content-Type', 'text/plain', EventHttpRequest.OUTPUT_HEADER);
+   * ```
    */
   addHeader(name: string, value: string, type: number): boolean {
     if (
@@ -268,7 +310,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * Removes the first header of that name (case-insensitive); false when absent.
-   * @example `req.removeHeader('Server', EventHttpRequest.OUTPUT_HEADER)`
+   * @example
+   * ```ts
+   * req.removeHeader('Server', EventHttpRequest.OUTPUT_HEADER);
+   * ```
    */
   removeHeader(name: string, type: number): boolean {
     return (type === EventHttpRequest.OUTPUT_HEADER ? this.output : this.input).remove(name);
@@ -276,7 +321,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * Removes every output header.
-   * @example `req.clearHeaders()`
+   * @example
+   * ```ts
+   * req.clearHeaders();
+   * ```
    */
   clearHeaders(): void {
     this.output.clear();
@@ -285,7 +333,10 @@ export class EventHttpRequest<A = unknown> {
   /**
    * The first value of a header (case-insensitive), or null. A type other
    * than INPUT_HEADER / OUTPUT_HEADER records "Invalid HTTP request type passed: N".
-   * @example `req.findHeader('content-length', EventHttpRequest.INPUT_HEADER)`
+   * @example
+   * ```ts
+   * const length = req.findHeader('content-length', EventHttpRequest.INPUT_HEADER); // '42' or null
+   * ```
    */
   findHeader(name: string, type: number): string | null {
     if (type !== EventHttpRequest.INPUT_HEADER && type !== EventHttpRequest.OUTPUT_HEADER) {
@@ -298,7 +349,12 @@ export class EventHttpRequest<A = unknown> {
   /**
    * Sends the reply: status, output headers, and the body (the output buffer
    * plus `buf`, which is emptied). HEAD requests get no body.
-   * @example `req.sendReply(200, 'OK', body)`
+   * @example
+   * ```ts
+   * const body = new EventBuffer();
+   * body.add('hello\n');
+   * req.sendReply(200, 'OK', body);
+   * ```
    */
   sendReply(code: number, reason: string | null, buf: EventBuffer | null = null): void {
     const ex = this.#serverExchange('sendReply');
@@ -313,7 +369,10 @@ export class EventHttpRequest<A = unknown> {
   /**
    * Sends libevent's HTML error page for `code` (reason null: the standard
    * phrase) with `Connection: close`; output headers added before are dropped.
-   * @example `req.sendError(404)`
+   * @example
+   * ```ts
+   * req.sendError(404);
+   * ```
    */
   sendError(code: number, reason: string | null = null): void {
     const ex = this.#serverExchange('sendError');
@@ -331,6 +390,8 @@ export class EventHttpRequest<A = unknown> {
    * @example
    * ```ts
    * req.sendReplyStart(200, 'OK');
+   * const part = new EventBuffer();
+   * part.add('first part\n');
    * req.sendReplyChunk(part);
    * req.sendReplyEnd();
    * ```
@@ -347,7 +408,12 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * Sends one part of a streamed reply (the buffer is drained).
-   * @example `req.sendReplyChunk(buf)`
+   * @example
+   * ```ts
+   * const part = new EventBuffer();
+   * part.add('data: tick\n\n');
+   * req.sendReplyChunk(part); // part is empty afterwards
+   * ```
    */
   sendReplyChunk(buf: EventBuffer): void {
     this.exchange?.chunk(this, buf);
@@ -355,7 +421,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * Ends a streamed reply.
-   * @example `req.sendReplyEnd()`
+   * @example
+   * ```ts
+   * req.sendReplyEnd();
+   * ```
    */
   sendReplyEnd(): void {
     this.exchange?.endChunked(this);
@@ -363,7 +432,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * Cancels a pending client request: its callback will not run.
-   * @example `req.cancel()`
+   * @example
+   * ```ts
+   * req.cancel();
+   * ```
    */
   cancel(): void {
     this.exchange?.cancel(this);
@@ -371,7 +443,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * Closes the request's connection at once, without a reply.
-   * @example `req.closeConnection()`
+   * @example
+   * ```ts
+   * req.closeConnection();
+   * ```
    */
   closeConnection(): void {
     this.exchange?.closeConnection(this);
@@ -381,7 +456,10 @@ export class EventHttpRequest<A = unknown> {
    * The connection of the request: the server's connection (with
    * `setCloseCallback()`, `getPeer()`, `getBase()`) for a server request, the
    * EventHttpConnection for a client request; null when there is none.
-   * @example `req.getConnection()?.setCloseCallback(() => console.log('closed'))`
+   * @example
+   * ```ts
+   * req.getConnection()?.setCloseCallback(() => console.log('closed'));
+   * ```
    */
   getConnection(): HttpConnection | null {
     return this.exchange?.connection(this) ?? null;
@@ -389,7 +467,10 @@ export class EventHttpRequest<A = unknown> {
 
   /**
    * The connection's EventBufferEvent, or null.
-   * @example `req.getBufferEvent()?.getEnabled()`
+   * @example
+   * ```ts
+   * const directions = req.getBufferEvent()?.getEnabled(); // Event.READ | Event.WRITE bits
+   * ```
    */
   getBufferEvent(): EventBufferEvent | null {
     return this.exchange?.bufferEvent(this) ?? null;
@@ -398,7 +479,10 @@ export class EventHttpRequest<A = unknown> {
   /**
    * Releases the request object. A server request that was not answered is
    * answered with 500 first, so that the client does not hang.
-   * @example `req.free()`
+   * @example
+   * ```ts
+   * req.free();
+   * ```
    */
   free(): void {
     if (this.#freed) return;

@@ -24,9 +24,10 @@ import {
  *
  * @example
  * ```ts
+ * let status = 0;
  * const handlers: ResponseHandlers = {
  *   onResponse(head) { status = head.statusCode; },
- *   onInformational(head) { if (head.statusCode === 100) sendBody(); },
+ *   onInformational(head) { if (head.statusCode === 100) socket.write('{"name":"a"}'); }, // the body waited for 100 Continue
  * };
  * ```
  */
@@ -97,8 +98,9 @@ export class ResponseParser extends HttpMessageParser {
    *
    * @example
    * ```ts
+   * const parser = new ResponseParser({ onResponse: (head) => console.log(head.statusCode) });
    * socket.write('HEAD / HTTP/1.1\r\nHost: a\r\n\r\n');
-   * parser.addRequest('HEAD');
+   * parser.addRequest('HEAD'); // its response has no body, whatever its Content-Length
    * ```
    */
   addRequest(method: string): void {

@@ -439,7 +439,10 @@ export class HttpServerConnection implements Exchange, HttpConnection {
 
   /**
    * Calls `cb(connection, arg)` when the connection closes.
-   * @example `req.getConnection().setCloseCallback(() => console.log('_close_callback'))`
+   * @example
+   * ```ts
+   * req.getConnection()?.setCloseCallback(() => console.log('_close_callback'));
+   * ```
    */
   setCloseCallback<A>(cb: (conn: HttpServerConnection, arg: A) => void, arg?: A): void {
     this.#closeCb = { cb: cb as (conn: HttpServerConnection, arg: unknown) => void, arg };
@@ -447,7 +450,10 @@ export class HttpServerConnection implements Exchange, HttpConnection {
 
   /**
    * The peer's address and port.
-   * @example `req.getConnection().getPeer() // { address: '127.0.0.1', port: 50312 }`
+   * @example
+   * ```ts
+   * req.getConnection()?.getPeer(); // { address: '127.0.0.1', port: 50312 }
+   * ```
    */
   getPeer(): { address: string; port: number } | false {
     const a = this.sock.remoteAddress;
@@ -455,7 +461,13 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     return a !== undefined && p !== undefined ? { address: a, port: p } : false;
   }
 
-  /** The EventBase of the connection. @example `conn.getBase()` */
+  /**
+   * The EventBase of the connection.
+   * @example
+   * ```ts
+   * req.getConnection()?.getBase().exit(); // stop the loop after this iteration
+   * ```
+   */
   getBase(): EventBase {
     return this.http.base;
   }

@@ -137,7 +137,9 @@ export class EventHttp implements ServerHost {
    * listening descriptor).
    * @example
    * ```ts
-   * const srv = net.createServer().listen(0); http.accept(srv);
+   * import { createServer } from 'node:net';
+   * const srv = createServer().listen(0);
+   * http.accept(srv);
    * ```
    */
   accept(socket: Server | Socket | number): boolean {
@@ -171,7 +173,7 @@ export class EventHttp implements ServerHost {
    * `path` (the query is ignored). False when the path already has one.
    * @example
    * ```ts
-   * http.setCallback('/dump', onDump, [4, 8]);
+   * http.setCallback('/dump', (req, arg) => console.log(req.getUri(), arg), [4, 8]);
    * ```
    */
   setCallback<A>(path: string, cb: HttpCallback<A>, arg?: A): boolean {
@@ -224,7 +226,10 @@ export class EventHttp implements ServerHost {
    * `Content-Length` above it is answered 413 at once, before any of the
    * body is read, and the connection closed; a chunked body is cut off (413)
    * as soon as its total passes the limit.
-   * @example `http.setMaxBodySize(16 << 20)`
+   * @example
+   * ```ts
+   * http.setMaxBodySize(16 << 20);
+   * ```
    */
   setMaxBodySize(bytes: number): void {
     this.#maxBody = bytes < 0 ? Infinity : Math.trunc(bytes);
@@ -233,7 +238,10 @@ export class EventHttp implements ServerHost {
 
   /**
    * Largest request line plus headers in bytes (default 8 KiB); bigger gets 431.
-   * @example `http.setMaxHeadersSize(16384)`
+   * @example
+   * ```ts
+   * http.setMaxHeadersSize(16384);
+   * ```
    */
   setMaxHeadersSize(bytes: number): void {
     this.#maxHeaders = bytes <= 0 ? DEFAULT_MAX_HEADERS : Math.trunc(bytes);
@@ -246,7 +254,10 @@ export class EventHttp implements ServerHost {
    * client has not read its replies for this long (see
    * {@link EventHttp.setOutputHighWaterMark}). One coarse sweep checks every
    * connection, to within a quarter of the shortest timeout (at most 1 s).
-   * @example `http.setTimeout(10)`
+   * @example
+   * ```ts
+   * http.setTimeout(10);
+   * ```
    */
   setTimeout(seconds: number): void {
     this.#timeoutMs = seconds > 0 ? seconds * 1000 : DEFAULT_IDLE_MS;
@@ -258,7 +269,10 @@ export class EventHttp implements ServerHost {
    * (default 30, or the idle timeout when that is shorter; 0 or negative:
    * the default). It is not extended by bytes that trickle in (slowloris):
    * past it, the connection is closed without a reply.
-   * @example `http.setHeadersTimeout(10)`
+   * @example
+   * ```ts
+   * http.setHeadersTimeout(10);
+   * ```
    */
   setHeadersTimeout(seconds: number): void {
     this.#headersMs = seconds > 0 ? seconds * 1000 : DEFAULT_HEADERS_MS;
@@ -271,7 +285,10 @@ export class EventHttp implements ServerHost {
    * per byte: a body trickled in slowly is cut off at the deadline and the
    * connection closed. A body that pauses longer than the idle timeout is
    * cut off too.
-   * @example `http.setBodyTimeout(120)`
+   * @example
+   * ```ts
+   * http.setBodyTimeout(120);
+   * ```
    */
   setBodyTimeout(seconds: number): void {
     this.#bodyMs = seconds > 0 ? seconds * 1000 : DEFAULT_BODY_MS;
@@ -285,7 +302,10 @@ export class EventHttp implements ServerHost {
    * backlog to fall to a quarter of the mark; a client that reads nothing
    * for the idle timeout is closed. Memory per connection stays bounded
    * whatever the client pipelines; other connections are unaffected.
-   * @example `http.setOutputHighWaterMark(4 << 20)`
+   * @example
+   * ```ts
+   * http.setOutputHighWaterMark(4 << 20);
+   * ```
    */
   setOutputHighWaterMark(bytes: number): void {
     this.#outputHigh = bytes > 0 ? Math.trunc(bytes) : DEFAULT_OUTPUT_HIGH;
@@ -298,8 +318,8 @@ export class EventHttp implements ServerHost {
    * (the default).
    * @example
    * ```ts
-   * import pino from 'pino';
-   * http.setLogger(pino());
+   * http.setLogger({ error: (obj, msg) => console.error(msg, obj), warn: (obj, msg) => console.warn(msg, obj) });
+   * // or a pino logger: http.setLogger(pino())
    * ```
    */
   setLogger(logger: HttpLogger | null): void {
@@ -313,7 +333,12 @@ export class EventHttp implements ServerHost {
 
   /**
    * Adds a host name this server answers as a virtual host.
-   * @example `vhost.addServerAlias('www.example.com')`
+   * @example
+   * ```ts
+   * const vhost = new EventHttp(base);
+   * vhost.addServerAlias('www.example.com');
+   * http.addVirtualHost('example.com', vhost);
+   * ```
    */
   addServerAlias(alias: string): boolean {
     this.#aliases.add(lower(alias));
@@ -322,7 +347,12 @@ export class EventHttp implements ServerHost {
 
   /**
    * Removes an alias; false when unknown.
-   * @example `vhost.removeServerAlias('www.example.com')`
+   * @example
+   * ```ts
+   * const vhost = new EventHttp(base);
+   * vhost.addServerAlias('www.example.com');
+   * vhost.removeServerAlias('www.example.com'); // true
+   * ```
    */
   removeServerAlias(alias: string): boolean {
     return this.#aliases.delete(lower(alias));
@@ -333,7 +363,8 @@ export class EventHttp implements ServerHost {
    * `vhost`'s aliases with `vhost`'s callbacks.
    * @example
    * ```ts
-   * const api = new EventHttp(base); api.setCallback('/', onApi);
+   * const api = new EventHttp(base);
+   * api.setCallback('/', (req) => req.sendReply(200, 'OK'));
    * http.addVirtualHost('api.example.com', api);
    * ```
    */
@@ -346,7 +377,12 @@ export class EventHttp implements ServerHost {
 
   /**
    * Removes a virtual host; false when unknown.
-   * @example `http.removeVirtualHost(api)`
+   * @example
+   * ```ts
+   * const api = new EventHttp(base);
+   * http.addVirtualHost('api.example.com', api);
+   * http.removeVirtualHost(api); // true
+   * ```
    */
   removeVirtualHost(vhost: EventHttp): boolean {
     const i = this.#vhosts.findIndex((v) => v.http === vhost);
@@ -393,7 +429,10 @@ export class EventHttp implements ServerHost {
 
   /**
    * Whether this server speaks HTTPS (it was built with an EventSslContext).
-   * @example `const scheme = http.isSecure() ? 'https' : 'http';`
+   * @example
+   * ```ts
+   * const scheme = http.isSecure() ? 'https' : 'http';
+   * ```
    */
   isSecure(): boolean {
     return this.#ctx !== null;
@@ -411,7 +450,10 @@ export class EventHttp implements ServerHost {
 
   /**
    * Closes the listeners and every connection at once.
-   * @example `http.free()`
+   * @example
+   * ```ts
+   * http.free();
+   * ```
    */
   free(): void {
     if (this.#freed) return;

@@ -35,7 +35,7 @@ import { exceptionHandler, serverErrorResponse } from './views.js';
  * What {@link RestApi.handle} reports per request to `onResponse`.
  * @example
  * ```ts
- * const api = new RestApi({ urlpatterns, onResponse: (e: AccessLogEntry) => console.log(`${e.method} ${e.target} ${e.status} ${e.ms.toFixed(1)}ms`) });
+ * const api = new RestApi({ urlpatterns: apiRoutes, onResponse: (e: AccessLogEntry) => console.log(`${e.method} ${e.target} ${e.status} ${e.ms.toFixed(1)}ms`) });
  * ```
  */
 export interface AccessLogEntry {

@@ -215,8 +215,7 @@ nav[aria-label="Pagination"] .disabled>a,nav[aria-label="Pagination"] .disabled>
  * and the JSON body in two `<pre>` elements.
  * @example
  * ```ts
- * import { renderBrowsablePage } from 'eventide/rest';
- * const html = renderBrowsablePage({ detail: 'Not found.' }, 'text/html', { request, response, view });
+ * const html = renderBrowsablePage({ detail: 'Not found.' }, 'text/html', { request, response, view: null });
  * ```
  */
 export function renderBrowsablePage(data: unknown, _acceptedMediaType: string | null, context: RenderContext): string {

@@ -475,7 +475,8 @@ export interface HtmlContext {
  * A template of the HTML controls: context in, markup out.
  * @example
  * ```ts
- * const plain: PaginationTemplate = (ctx) => (ctx.next_url ? `<a href="${escapeHtml(ctx.next_url)}">more</a>` : '');
+ * const escape = (s: string): string => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+ * const plain: PaginationTemplate = (ctx) => (ctx.next_url ? `<a href="${escape(ctx.next_url)}">more</a>` : '');
  * ```
  */
 export type PaginationTemplate = (context: HtmlContext) => string;

@@ -36,7 +36,7 @@ export type SerializerLike = new (
  * @example
  * ```ts
  * class Items extends GenericAPIView {
- *   override queryset = itemsQueryset;
+ *   override queryset = items;
  *   override serializerClass = ItemSerializer;
  *   override async get(request: Request) {
  *     const page = await this.paginateQueryset(this.filterQueryset(this.getQueryset()));
@@ -205,7 +205,7 @@ export type GenericViewConstructor = abstract new () => GenericAPIView;
  * DRF's `ListModelMixin` for custom bases: GET runs `list()`.
  * @example
  * ```ts
- * class Items extends ListModelMixin(MyBaseView) { override queryset = items; }
+ * class Items extends ListModelMixin(GenericAPIView) { override queryset = items; }
  * ```
  */
 export function ListModelMixin<T extends GenericViewConstructor>(Base: T): T {

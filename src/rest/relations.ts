@@ -50,9 +50,10 @@ function lookupValueOf(obj: unknown, lookupField: string): unknown {
  * or `queryset` (async only).
  * @example
  * ```ts
+ * type Order = { id: number; item: Item };
  * class OrderSerializer extends Serializer<Order> {
  *   static override fields = {
- *     item: new HyperlinkedRelatedField({ viewName: 'item-detail', getObject: (pk) => items.get(Number(pk)) }),
+ *     item: new HyperlinkedRelatedField({ viewName: 'item-detail', getObject: (pk) => rows.find((r) => r.id === Number(pk)) }),
  *   };
  * }
  * ```

@@ -14,7 +14,7 @@ export type { ApiResponse } from './contracts.js';
  * (JSON by default); headers keep the case they were set with.
  * @example
  * ```ts
- * return new Response({ detail: 'Created.' }, { status: 201, headers: { Location: '/items/7/' } });
+ * const created = new Response({ detail: 'Created.' }, { status: 201, headers: { Location: '/items/7/' } });
  * ```
  */
 export class Response<T = unknown> implements ApiResponse<T> {
@@ -108,6 +108,7 @@ export class Response<T = unknown> implements ApiResponse<T> {
  * A response ready for the wire: what an adapter writes.
  * @example
  * ```ts
+ * const raw: RawRequest = { method: 'GET', target: '/items/', headers: [['Host', 'localhost']], body: null, secure: false };
  * const out: RenderedResponse = await api.handle(raw);
  * socket.write(`HTTP/1.1 ${out.status}\r\n`);
  * ```

@@ -102,7 +102,7 @@ export function reverse(viewName: string, options: ReverseOptions = {}): string 
  * {@link reverse}, read at that moment: give a `urlconf` (or a request).
  * @example
  * ```ts
- * const urlconf = new URLResolver(routes);
+ * const urlconf = new URLResolver([path('', itemList, { name: 'home' })]);
  * const home = reverseLazy('home', { urlconf });
  * `${home}`; // '/'
  * ```

@@ -77,6 +77,9 @@ export interface SerializerOptions {
  * `getSerializerClass()`).
  * @example
  * ```ts
+ * class ItemSerializerV1 extends Serializer<Item> {
+ *   static override fields = { id: new IntegerField({ readOnly: true }), name: new CharField() };
+ * }
  * function serializerFor(version: string | null): SerializerClass<Item> {
  *   return version === 'v1' ? ItemSerializerV1 : ItemSerializer;
  * }
@@ -91,7 +94,8 @@ export interface SerializerClass<T> {
  * A JSON object as serializers produce it.
  * @example
  * ```ts
- * const row: SerializedObject = new ItemSerializer(item, { context }).data as SerializedObject;
+ * const item: Item = { id: 1, name: 'item-0000001', created: new Date(), price: 419, category: 'beta' };
+ * const row: SerializedObject = new ItemSerializer(item, { context: { request, format: null } }).data as SerializedObject;
  * ```
  */
 export type SerializedObject = Record<string, unknown>;
@@ -152,6 +156,7 @@ export class Serializer<T = SerializedObject> {
    * Wraps this serializer class as a field (a nested object, or a list with `many`).
    * @example
    * ```ts
+   * type Order = { id: number; items: Item[] };
    * class OrderSerializer extends Serializer<Order> { static override fields = { items: ItemSerializer.asField({ many: true, readOnly: true }) }; }
    * ```
    */

@@ -29,7 +29,7 @@ export type ActionMap = Partial<Record<(typeof HTTP_METHOD_NAMES)[number], strin
  * class ItemViewSet extends GenericViewSet {
  *   override queryset = items;
  *   override serializerClass = ItemSerializer;
- *   async list(request: Request) { return new Response(await this.getQueryset().all()); }
+ *   override async list(request: Request) { return new Response(await this.getQueryset().all()); }
  * }
  * const listView = ItemViewSet.asViewSet({ get: 'list' });
  * ```

@@ -77,7 +77,7 @@ export type Comparison = 'lt' | 'lte' | 'gt' | 'gte' | 'eq';
  * (outside the column's range, or refused by its driver).
  * @example
  * ```ts
- * if (qs.parsePosition('created', p) === INVALID_POSITION) throw new NotFound('Invalid cursor');
+ * if (items.parsePosition('created', '2020-13-45') === INVALID_POSITION) throw new NotFound('Invalid cursor');
  * ```
  */
 export const INVALID_POSITION: unique symbol = Symbol('eventide.invalidPosition');
@@ -87,7 +87,7 @@ export const INVALID_POSITION: unique symbol = Symbol('eventide.invalidPosition'
  * `min(count, cap)`).
  * @example
  * ```ts
- * const n = await qs.count({ cap: 10_000 });
+ * const n = await items.count({ cap: 10_000 }); // at most 10000
  * ```
  */
 export interface CountOptions {
@@ -174,7 +174,8 @@ export interface Queryset<Row extends object = Record<string, unknown>> {
  * Whether a value is a {@link Queryset} (duck-typed, so any implementation qualifies).
  * @example
  * ```ts
- * if (!isQueryset(source)) source = new ArrayQueryset(source, { fields });
+ * const source: Queryset<Item> | Item[] = rows;
+ * const qs = isQueryset(source) ? source : asQueryset(source);
  * ```
  */
 export function isQueryset(value: unknown): value is Queryset<object> {

@@ -19,6 +19,7 @@ import { NUMBERS_TEMPLATE, getDisplayedPageNumbers, getPageLinks, type Paginatio
  * paginator turns it into a 404 with `invalidPageMessage`.
  * @example
  * ```ts
+ * const paginator = new Paginator(asQueryset(rows), 10);
  * try { await paginator.page('abc'); } catch (e) { if (e instanceof InvalidPage) console.log(e.message); }
  * ```
  */
@@ -33,6 +34,8 @@ export class InvalidPage extends Error {
  * The page number is not an integer (`That page number is not an integer`).
  * @example
  * ```ts
+ * import assert from 'node:assert/strict';
+ * const paginator = new Paginator(asQueryset(rows), 10);
  * await assert.rejects(paginator.validateNumber('1.5'), PageNotAnInteger);
  * ```
  */
@@ -48,6 +51,8 @@ export class PageNotAnInteger extends InvalidPage {
  * (`That page number is less than 1`, `That page contains no results`).
  * @example
  * ```ts
+ * import assert from 'node:assert/strict';
+ * const paginator = new Paginator(asQueryset(rows), 10);
  * await assert.rejects(paginator.validateNumber(0), EmptyPage);
  * ```
  */

@@ -41,6 +41,8 @@ export type SupervisorMessageKind = 'ready' | 'stop';
  * The message object of a kind.
  * @example
  * ```ts
+ * import cluster from 'node:cluster';
+ * const worker = cluster.fork();
  * worker.send(supervisorMessage('stop'));
  * ```
  */
@@ -53,7 +55,7 @@ export function supervisorMessage(kind: SupervisorMessageKind): { eventide: Supe
  * not one of the supervisor's.
  * @example
  * ```ts
- * process.on('message', (m) => { if (workerMessage(m) === 'stop') stop(); });
+ * process.on('message', (m) => { if (workerMessage(m) === 'stop') process.exitCode = 0; });
  * ```
  */
 export function workerMessage(m: unknown): SupervisorMessageKind | null {
@@ -177,6 +179,7 @@ export class WorkerSupervisor {
    * worker failed to start or the workers kept crashing.
    * @example
    * ```ts
+   * declare const sup: WorkerSupervisor;
    * process.exitCode = await sup.finished;
    * ```
    */
@@ -188,6 +191,7 @@ export class WorkerSupervisor {
    * The pids of the workers serving now, by worker number.
    * @example
    * ```ts
+   * declare const sup: WorkerSupervisor;
    * sup.pids(); // [4711, 4712]
    * ```
    */
@@ -201,6 +205,7 @@ export class WorkerSupervisor {
    * (then {@link WorkerSupervisor.finished} tells the status).
    * @example
    * ```ts
+   * declare const sup: WorkerSupervisor;
    * if (!(await sup.start())) process.exitCode = await sup.finished;
    * ```
    */
@@ -229,6 +234,7 @@ export class WorkerSupervisor {
    * first call wins.
    * @example
    * ```ts
+   * declare const sup: WorkerSupervisor;
    * process.on('SIGTERM', () => void sup.stop(0));
    * ```
    */
@@ -253,6 +259,7 @@ export class WorkerSupervisor {
    * stops there and the old workers keep serving.
    * @example
    * ```ts
+   * declare const sup: WorkerSupervisor;
    * process.on('SIGHUP', () => void sup.reload());
    * ```
    */

@@ -39,6 +39,8 @@ export interface Item {
  * The demo table's columns as Kysely sees them (SQLite keeps `created` as text).
  * @example
  * ```ts
+ * import type { Kysely } from 'kysely';
+ * const demo = await openDemoDatabase('demo.sqlite3');
  * const db: Kysely<DemoDatabase> = demo.db;
  * ```
  */
@@ -53,7 +55,8 @@ export interface DemoDatabase {
  * source instead of an `out of range for type integer` error there.
  * @example
  * ```ts
- * const qs = new SqlQueryset<Item>({ db, table: 'item', fields: itemFields, dialect: 'sqlite' });
+ * const demo = await openDemoDatabase('demo.sqlite3');
+ * const qs = new SqlQueryset<Item>({ db: demo.db, table: 'item', fields: itemFields, dialect: 'sqlite' });
  * ```
  */
 export const itemFields: Readonly<Record<keyof Item, FieldInfo>> = Object.freeze({

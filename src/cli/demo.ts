@@ -37,6 +37,8 @@ import type { VersioningClass } from '../rest/settings.js';
  * An item as the list endpoints render it.
  * @example
  * ```ts
+ * import { demoItem } from './demo-data.js';
+ * const row = demoItem(1);
  * new ItemSerializer(row).data; // { id: 1, name: 'item-0000001', created: '2020-01-01T00:00:01.037000Z', price: 419, category: 'beta' }
  * ```
  */
@@ -54,6 +56,8 @@ export class ItemSerializer extends Serializer<Item> {
  * Version 1 of the versioned items endpoint: a link, the id, name and price.
  * @example
  * ```ts
+ * import { demoItem } from './demo-data.js';
+ * const row = demoItem(1);
  * new ItemSerializerV1(row, { context: { request } }).data; // { url, id, name, price }
  * ```
  */
@@ -70,6 +74,8 @@ export class ItemSerializerV1 extends Serializer<Item> {
  * Version 2: everything of v1 plus `created` and `category`.
  * @example
  * ```ts
+ * import { demoItem } from './demo-data.js';
+ * const row = demoItem(1);
  * new ItemSerializerV2(row, { context: { request } }).data; // { url, id, name, created, price, category }
  * ```
  */
@@ -148,6 +154,7 @@ export interface DemoApiOptions {
  * Builds the demo API over a queryset of items.
  * @example
  * ```ts
+ * import { openDemoDatabase } from './demo-data.js';
  * const demo = await openDemoDatabase('demo.sqlite3', { rows: 100_000 });
  * const api = buildDemoApi(demo.items(), { allowedHosts: ['localhost', '127.0.0.1', '[::1]', '.example.com'] });
  * api.serve(http);

@@ -131,7 +131,8 @@ export function examplesDir(): string {
  *
  * @example
  * ```ts
- * exampleFile(EXAMPLES[0]); // /path/to/eventide/examples/signal.ts
+ * const signal = findExample('signal');
+ * if (signal) console.log(exampleFile(signal)); // /path/to/eventide/examples/signal.ts
  * ```
  */
 export function exampleFile(example: ExampleInfo, dir: string = examplesDir()): string {

@@ -1,7 +1,7 @@
 /**
  * The `eventide` command.
  *
- * ```
+ * ```text
  * eventide                      usage and the list of examples
  * eventide help                 the same
  * eventide help serve           the options of `serve` (also `eventide serve --help`)

@@ -1,7 +1,7 @@
 /**
  * `eventide serve`: the demo catalog API on EventHttp.
  *
- * ```
+ * ```text
  * eventide serve [--host 127.0.0.1] [--port 8000] [--database FILE|postgres://...]
  *                [--rows 100000] [--workers N] [--allowed-hosts A,B]
  *                [--shutdown-timeout 10] [--max-restarts 5] [--restart-window 30]

@@ -15,7 +15,9 @@ import { ConfigurationError } from '../rest/errors.js';
  * A prepared SQLite statement, as better-sqlite3's `Statement` has it.
  * @example
  * ```ts
- * const stmt: SqliteStatementHandle = db.prepare('SELECT id FROM item WHERE id > ?');
+ * import Database from 'better-sqlite3';
+ * const sqlite = new Database('demo.sqlite3');
+ * const stmt: SqliteStatementHandle = sqlite.prepare('SELECT id FROM item WHERE id > ?');
  * stmt.raw(true).all(10); // [[11], [12], ...]
  * ```
  */

@@ -85,7 +85,9 @@ export type SqlDialectKind = 'sqlite' | 'postgres';
  * handed to `executeQuery`.
  * @example
  * ```ts
- * const executor: SqlExecutor = new Kysely<DB>({ dialect });
+ * import Database from 'better-sqlite3';
+ * import { Kysely, SqliteDialect } from 'kysely';
+ * const executor: SqlExecutor = new Kysely<DB>({ dialect: new SqliteDialect({ database: new Database('demo.sqlite3') }) });
  * ```
  */
 export interface SqlExecutor {

@@ -82,6 +82,8 @@ export function parseSqliteDatetime(s: string): Date | string {
  * SQLite's parse and plan on repeated query shapes.
  * @example
  * ```ts
+ * import Database from 'better-sqlite3';
+ * import { Kysely, SqliteDialect } from 'kysely';
  * const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingSqliteDatabase(new Database('app.db')) }) });
  * ```
  */
@@ -113,7 +115,7 @@ export function cachingSqliteDatabase(database: SqliteHandle, limit = 256): Sqli
  * @example
  * ```ts
  * const db = createSqliteKysely<DB>('app.db');
- * const items = new SqlQueryset({ db, table: 'item', fields, dialect: 'sqlite' });
+ * const items = new SqlQueryset({ db, table: 'item', fields: itemFields, dialect: 'sqlite' });
  * ```
  */
 export function createSqliteKysely<DB>(database: string | SqliteHandle): Kysely<DB> {

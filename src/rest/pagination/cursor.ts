@@ -171,10 +171,10 @@ interface State {
  * `__` in a term, an ordering that is not a string or list) throws
  * {@link ImproperlyConfigured} (a 500).
  *
- * One more deliberate fix: on a page whose rows all share one position, the
- * link back from the end of the list (or forward from its start) skips the
- * number of rows on the page; DRF skips a full page size, which loses rows
- * when that page is short. Tokens are DRF's in every other case.
+ * Links and tokens are DRF's exactly, including its limits: rows sharing a
+ * position are counted by the offset (at most `offsetCutoff`), so a long run
+ * of equal values, or a row inserted into one between requests, can repeat
+ * or skip rows. {@link KeysetPagination} has none of these limits.
  * @example
  * ```ts
  * class Feed extends CursorPagination {
@@ -244,34 +244,7 @@ export class CursorPagination extends BasePagination {
    * non-empty ordering; otherwise this class's `ordering`.
    */
   getOrdering(request: Request, queryset: Queryset<object>, view?: PaginatedView | null): readonly string[] {
-    let ordering: unknown = this.ordering;
-    const backend = (view?.filterBackends ?? []).find(
-      (cls) => typeof (cls.prototype as Partial<OrderingBackend>).getOrdering === 'function',
-    );
-    if (backend !== undefined && view) {
-      const answer = (new backend() as OrderingBackend).getOrdering(request, queryset, view);
-      if (typeof answer === 'string' ? answer !== '' : Array.isArray(answer) && answer.length > 0) ordering = answer;
-    }
-    if (ordering === null || ordering === undefined) {
-      throw new ImproperlyConfigured(
-        'Using cursor pagination, but no ordering attribute was declared on the pagination class.',
-      );
-    }
-    if (typeof ordering !== 'string' && !Array.isArray(ordering)) {
-      throw new ImproperlyConfigured(`Invalid ordering. Expected string or tuple, but got ${typeof ordering}`);
-    }
-    const terms: readonly string[] = typeof ordering === 'string' ? [ordering] : (ordering as readonly string[]);
-    if (terms.length === 0 || terms.some((t) => typeof t !== 'string')) {
-      throw new ImproperlyConfigured(
-        'Using cursor pagination, but the ordering is empty or holds something other than field names.',
-      );
-    }
-    if (terms.some((t) => t.includes('__'))) {
-      throw new ImproperlyConfigured(
-        'Cursor pagination does not support double underscore lookups for orderings. Orderings should be an unchanging, unique or nearly-unique field on the model, such as "-created" or "pk".',
-      );
-    }
-    return terms;
+    return cursorOrdering(this.ordering, request, queryset, view);
   }
 
   /** The cursor of the request, `null` when the parameter is absent; a bad token raises 404 `Invalid cursor`. */
@@ -359,6 +332,26 @@ export class CursorPagination extends BasePagination {
   }
 
   override getNextLink(): string | null {
+    const c = this.#nextCursor();
+    return c === null ? null : this.encodeCursor(c);
+  }
+
+  /**
+   * The token of the next page (what `next` carries in its `cursor`
+   * parameter), or `null`: for envelopes that return bare cursors.
+   */
+  getNextCursor(): string | null {
+    const c = this.#nextCursor();
+    return c === null ? null : encodeCursorToken(c);
+  }
+
+  /** The token of the previous page, or `null` (see {@link getNextCursor}). */
+  getPreviousCursor(): string | null {
+    const c = this.#previousCursor();
+    return c === null ? null : encodeCursorToken(c);
+  }
+
+  #nextCursor(): Cursor | null {
     const s = this.#current();
     if (!s.hasNext) return null;
     const page = s.page;
@@ -380,8 +373,8 @@ export class CursorPagination extends BasePagination {
     }
     if (page.length > 0 && !marker) {
       if (!s.hasPrevious) {
-        // At the start of the list: skip what this page showed.
-        offset = page.length;
+        // At the start of the list: skip a page (DRF's page_size; the page is full here).
+        offset = s.pageSize;
         position = null;
       } else if (s.cursor!.reverse) {
         offset = 0;
@@ -392,10 +385,15 @@ export class CursorPagination extends BasePagination {
       }
     }
     if (page.length === 0) position = s.nextPosition;
-    return this.encodeCursor({ offset, reverse: false, position });
+    return { offset, reverse: false, position };
   }
 
   override getPreviousLink(): string | null {
+    const c = this.#previousCursor();
+    return c === null ? null : this.encodeCursor(c);
+  }
+
+  #previousCursor(): Cursor | null {
     const s = this.#current();
     if (!s.hasPrevious) return null;
     const page = s.page;
@@ -417,8 +415,9 @@ export class CursorPagination extends BasePagination {
     }
     if (page.length > 0 && !marker) {
       if (!s.hasNext) {
-        // At the end of the list: skip what this page showed.
-        offset = page.length;
+        // At the end of the list: skip a page size back, as DRF does, even when this
+        // last page is shorter (so the previous page overlaps it).
+        offset = s.pageSize;
         position = null;
       } else if (s.cursor!.reverse) {
         offset = s.cursor!.offset + s.pageSize;
@@ -429,7 +428,7 @@ export class CursorPagination extends BasePagination {
       }
     }
     if (page.length === 0) position = s.previousPosition;
-    return this.encodeCursor({ offset, reverse: true, position });
+    return { offset, reverse: true, position };
   }
 
   override getPaginatedResponse(data: unknown[]): Response {
@@ -485,6 +484,50 @@ export class CursorPagination extends BasePagination {
   }
 }
 
-function invertTerm(term: string): string {
+/**
+ * The ordering of a cursor page: the first filter backend of the view that
+ * has `getOrdering` (an `OrderingFilter`) decides when it answers a
+ * non-empty ordering; otherwise the paginator's own `ordering`.
+ * Misconfiguration throws {@link ImproperlyConfigured}.
+ * @internal
+ */
+export function cursorOrdering(
+  own: string | readonly string[] | null,
+  request: Request,
+  queryset: Queryset<object>,
+  view?: PaginatedView | null,
+): readonly string[] {
+  let ordering: unknown = own;
+  const backend = (view?.filterBackends ?? []).find(
+    (cls) => typeof (cls.prototype as Partial<OrderingBackend>).getOrdering === 'function',
+  );
+  if (backend !== undefined && view) {
+    const answer = (new backend() as OrderingBackend).getOrdering(request, queryset, view);
+    if (typeof answer === 'string' ? answer !== '' : Array.isArray(answer) && answer.length > 0) ordering = answer;
+  }
+  if (ordering === null || ordering === undefined) {
+    throw new ImproperlyConfigured(
+      'Using cursor pagination, but no ordering attribute was declared on the pagination class.',
+    );
+  }
+  if (typeof ordering !== 'string' && !Array.isArray(ordering)) {
+    throw new ImproperlyConfigured(`Invalid ordering. Expected string or tuple, but got ${typeof ordering}`);
+  }
+  const terms: readonly string[] = typeof ordering === 'string' ? [ordering] : (ordering as readonly string[]);
+  if (terms.length === 0 || terms.some((t) => typeof t !== 'string')) {
+    throw new ImproperlyConfigured(
+      'Using cursor pagination, but the ordering is empty or holds something other than field names.',
+    );
+  }
+  if (terms.some((t) => t.includes('__'))) {
+    throw new ImproperlyConfigured(
+      'Cursor pagination does not support double underscore lookups for orderings. Orderings should be an unchanging, unique or nearly-unique field on the model, such as "-created" or "pk".',
+    );
+  }
+  return terms;
+}
+
+/** A term in the other direction (`price` and `-price`). @internal */
+export function invertTerm(term: string): string {
   return term.startsWith('-') ? term.slice(1) : `-${term}`;
 }

@@ -34,6 +34,7 @@ export {
 } from './page-number.js';
 export { LimitOffsetPagination } from './limit-offset.js';
 export { CursorPagination, encodeCursorToken, decodeCursorToken, type Cursor } from './cursor.js';
+export { KeysetPagination, encodeKeysetToken, decodeKeysetToken, type KeysetCursor } from './keyset.js';
 export {
   getDisplayedPageNumbers,
   getPageLinks,

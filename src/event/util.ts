@@ -320,7 +320,7 @@ export class EventUtil {
    * @example
    * ```ts
    * EventUtil.setSocketOption(sock, EventUtil.SOL_SOCKET, EventUtil.SO_KEEPALIVE, 1); // true
-   * EventUtil.setSocketOption(sock, EventUtil.SOL_SOCKET, EventUtil.SO_RCVTIMEO, { sec: 1 }); // false: no key "usec" passed in optval
+   * EventUtil.setSocketOption(sock, EventUtil.SOL_SOCKET, EventUtil.SO_RCVTIMEO, { sec: 1, usec: 0 }); // false: not supported
    * ```
    */
   static setSocketOption(

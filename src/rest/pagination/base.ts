@@ -21,7 +21,7 @@ export type { HtmlContext, PageLink } from './html.js';
  * @example
  * ```ts
  * class FirstTen extends BasePagination {
- *   override async paginateQueryset(qs: Queryset) { return qs.slice(0, 10); }
+ *   override async paginateQueryset<Row extends object>(qs: Queryset<Row> | readonly Row[]) { return asQueryset(qs).slice(0, 10); }
  *   override getPaginatedResponse(data: unknown[]) { return new Response({ first: data }); }
  * }
  * ```

@@ -60,7 +60,8 @@ export function getDisplayedPageNumbers(current: number, final: number): (number
  * The shared record of a break (`…`) in the page links.
  * @example
  * ```ts
- * links.filter((l) => l !== PAGE_BREAK);
+ * const links = getPageLinks(getDisplayedPageNumbers(5, 9), 5, (n) => `/items/?page=${n}`);
+ * links.filter((l) => l !== PAGE_BREAK).length; // 5: the pages, without the two breaks
  * ```
  */
 export const PAGE_BREAK: Readonly<PageLink> = Object.freeze({

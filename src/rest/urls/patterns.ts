@@ -18,8 +18,8 @@ export type { ViewFunction } from '../contracts.js';
  * An endpoint route: a pattern and its view (built by {@link path} or {@link rePath}).
  * @example
  * ```ts
- * const entry: URLPattern = path('items/', listView, { name: 'item-list' });
- * entry.name; // 'item-list'
+ * const entry = path('items/', itemList, { name: 'item-list' });
+ * if (entry instanceof URLPattern) console.log(entry.name); // 'item-list'
  * ```
  */
 export class URLPattern {
@@ -51,8 +51,8 @@ export class URLPattern {
  * with an {@link include}).
  * @example
  * ```ts
- * const entry: URLIncludePattern = path('v1/', include(apiRoutes, { namespace: 'v1' }));
- * entry.namespace; // 'v1'
+ * const entry = path('v1/', include(apiRoutes, { namespace: 'v1' }));
+ * if (entry instanceof URLIncludePattern) console.log(entry.namespace); // 'v1'
  * ```
  */
 export class URLIncludePattern {
@@ -86,7 +86,7 @@ export class URLIncludePattern {
  * One entry of a URL configuration.
  * @example
  * ```ts
- * const routes: URLEntry[] = [path('', root), path('v1/', include(v1Routes, { namespace: 'v1' }))];
+ * const routes: URLEntry[] = [path('', itemList), path('v1/', include(apiRoutes, { namespace: 'v1' }))];
  * ```
  */
 export type URLEntry = URLPattern | URLIncludePattern;
@@ -104,7 +104,7 @@ export type UrlPattern = URLEntry;
  * What {@link include} returns: routes to mount under a prefix.
  * @example
  * ```ts
- * const inc: Include = include([path('items/', items, { name: 'item-list' })], { namespace: 'v1' });
+ * const inc: Include = include([path('items/', itemList, { name: 'item-list' })], { namespace: 'v1' });
  * ```
  */
 export class Include {
@@ -211,7 +211,7 @@ function makeEntry(
  * const routes = [
  *   path('items/', ItemList.asView(), { name: 'item-list' }),
  *   path('items/<int:pk>/', ItemDetail.asView(), { name: 'item-detail' }),
- *   path('v1/', include(v1Routes, { namespace: 'v1' })),
+ *   path('v1/', include(apiRoutes, { namespace: 'v1' })),
  * ];
  * ```
  */
@@ -237,6 +237,7 @@ export function path(route: string, view: ViewFunction | Include, options: Route
  * added to these.
  * @example
  * ```ts
+ * declare const archive: ViewFunction; // the articles of one year
  * const yyyy: PathConverter = { regex: '[0-9]{4}', toValue: Number, toUrl: (v) => String(v).padStart(4, '0') };
  * const datedPath = withConverters({ yyyy });
  * const routes = [datedPath('articles/<yyyy:year>/', archive, { name: 'archive' })];
@@ -259,7 +260,7 @@ export function withConverters(
  * `$` matches a prefix (as in Django).
  * @example
  * ```ts
- * const routes = [rePath('^(?P<version>v1|v2)/items/$', items, { name: 'item-list' })];
+ * const routes = [rePath('^(?P<version>v1|v2)/items/$', itemList, { name: 'item-list' })];
  * ```
  */
 export function rePath(regex: string | RegExp, view: ViewFunction | Include, options: RouteOptions = {}): URLEntry {

@@ -26,7 +26,7 @@ import { JSONRenderer } from './renderers.js';
 import { Request } from './request.js';
 import { Response, type RenderedResponse } from './response.js';
 import { reverse } from './reverse.js';
-import { createSettings, type Settings, type SettingsInput } from './settings.js';
+import { checkSettings, createSettings, type Settings, type SettingsInput } from './settings.js';
 import type { UrlPattern } from './urls/patterns.js';
 import { URLResolver } from './urls/resolver.js';
 import { exceptionHandler, serverErrorResponse } from './views.js';
@@ -117,6 +117,7 @@ export class RestApi implements ApiContext {
         : createSettings(options.settings);
     this.urlconf = new URLResolver(options.urlpatterns);
     this.logger = options.logger ?? stderrLogger();
+    for (const w of checkSettings(this.settings)) this.logger.warn({ check: w.id, hint: w.hint }, w.message);
     this.#appendSlash = options.appendSlash ?? true;
     this.#onResponse = options.onResponse ?? null;
   }

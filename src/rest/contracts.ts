@@ -492,8 +492,18 @@ export type PaginationTemplate = (context: HtmlContext) => string;
 export interface Settings {
   /** Style applied to all list views; `null` (the default) means no pagination. */
   readonly DEFAULT_PAGINATION_CLASS: PaginationClass | null;
-  /** Items per page; `null` (the default) leaves it to the pagination class. */
+  /** Items per page; `null` (the default) leaves it to the pagination class; 0 turns pagination off. */
   readonly PAGE_SIZE: number | null;
+  /**
+   * The largest page size a client may ask for (`?page_size=`) on every
+   * page-number and cursor class that sets no `maxPageSize` of its own;
+   * `null` (the default, as in DRF) means no cap.
+   */
+  readonly MAX_PAGE_SIZE: number | null;
+  /** The largest `?limit=` on every limit/offset class that sets no `maxLimit` of its own; `null` means no cap. */
+  readonly MAX_LIMIT: number | null;
+  /** Identifiers of configuration checks not to report (`'W001'`: `PAGE_SIZE` without `DEFAULT_PAGINATION_CLASS`). */
+  readonly SILENCED_CHECKS: readonly string[];
   /** Versioning scheme used globally; `null` (the default) turns versioning off. */
   readonly DEFAULT_VERSIONING_CLASS: VersioningClass | null;
   /** The version of a request that carries none. */

@@ -23,7 +23,7 @@
  * @module
  */
 export { RestApi, type RestApiOptions, type AccessLogEntry } from './api.js';
-export { createSettings, type SettingsInput } from './settings.js';
+export { createSettings, checkSettings, type SettingsInput, type SettingsWarning } from './settings.js';
 export type {
   Settings,
   PaginationClass,

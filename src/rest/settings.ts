@@ -34,6 +34,9 @@ const NO_FILTERS: readonly FilterBackendClass[] = Object.freeze([]);
 const KEYS: readonly (keyof Settings)[] = [
   'DEFAULT_PAGINATION_CLASS',
   'PAGE_SIZE',
+  'MAX_PAGE_SIZE',
+  'MAX_LIMIT',
+  'SILENCED_CHECKS',
   'DEFAULT_VERSIONING_CLASS',
   'DEFAULT_VERSION',
   'ALLOWED_VERSIONS',
@@ -92,6 +95,9 @@ export function createSettings(input: SettingsInput = {}): Settings {
   const s: { -readonly [K in keyof Settings]: Settings[K] } = {
     DEFAULT_PAGINATION_CLASS: input.DEFAULT_PAGINATION_CLASS ?? null,
     PAGE_SIZE: input.PAGE_SIZE ?? null,
+    MAX_PAGE_SIZE: input.MAX_PAGE_SIZE ?? null,
+    MAX_LIMIT: input.MAX_LIMIT ?? null,
+    SILENCED_CHECKS: Object.freeze([...(input.SILENCED_CHECKS ?? [])]),
     DEFAULT_VERSIONING_CLASS: input.DEFAULT_VERSIONING_CLASS ?? null,
     DEFAULT_VERSION: input.DEFAULT_VERSION ?? null,
     ALLOWED_VERSIONS: input.ALLOWED_VERSIONS ?? null,
@@ -125,13 +131,15 @@ export function createSettings(input: SettingsInput = {}): Settings {
     bad('DEFAULT_PAGINATION_CLASS', 'a pagination class or null', s.DEFAULT_PAGINATION_CLASS);
   if (s.DEFAULT_VERSIONING_CLASS !== null && !isClass(s.DEFAULT_VERSIONING_CLASS))
     bad('DEFAULT_VERSIONING_CLASS', 'a versioning class or null', s.DEFAULT_VERSIONING_CLASS);
-  if (s.PAGE_SIZE !== null && !(Number.isSafeInteger(s.PAGE_SIZE) && s.PAGE_SIZE > 0))
-    bad('PAGE_SIZE', 'a positive integer or null', s.PAGE_SIZE);
-  if (s.PAGE_SIZE !== null && s.DEFAULT_PAGINATION_CLASS === null) {
-    throw new ImproperlyConfigured(
-      'PAGE_SIZE is set but DEFAULT_PAGINATION_CLASS is not, so list views are not paginated: set DEFAULT_PAGINATION_CLASS, or set pageSize on the pagination classes of your views instead of PAGE_SIZE.',
-    );
+  if (s.PAGE_SIZE !== null && !(Number.isSafeInteger(s.PAGE_SIZE) && s.PAGE_SIZE >= 0))
+    bad('PAGE_SIZE', 'a non-negative integer or null', s.PAGE_SIZE);
+  for (const key of ['MAX_PAGE_SIZE', 'MAX_LIMIT'] as const) {
+    const v = s[key];
+    if (v !== null && !(Number.isSafeInteger(v) && v > 0)) bad(key, 'a positive integer or null', v);
   }
+  const silenced: unknown = input.SILENCED_CHECKS ?? [];
+  if (!Array.isArray(silenced) || !silenced.every((c) => typeof c === 'string'))
+    bad('SILENCED_CHECKS', 'an array of check identifiers', silenced);
   if (s.DEFAULT_VERSION !== null && typeof s.DEFAULT_VERSION !== 'string')
     bad('DEFAULT_VERSION', 'a string or null', s.DEFAULT_VERSION);
   if (s.ALLOWED_VERSIONS !== null) {
@@ -180,4 +188,42 @@ export function createSettings(input: SettingsInput = {}): Settings {
   }
   if (s.ALLOWED_VERSIONS) s.ALLOWED_VERSIONS = Object.freeze([...s.ALLOWED_VERSIONS]);
   return Object.freeze(s);
+}
+
+/**
+ * A configuration check's finding (Django's system checks): an identifier,
+ * the message and a hint.
+ * @example
+ * ```ts
+ * for (const w of checkSettings(createSettings({ PAGE_SIZE: 10 }))) console.warn(w.id, w.message);
+ * ```
+ */
+export interface SettingsWarning {
+  readonly id: string;
+  readonly message: string;
+  readonly hint: string;
+}
+
+/**
+ * The warnings settings deserve (DRF's system checks), minus those listed
+ * in `SILENCED_CHECKS`. `W001`: `PAGE_SIZE` without
+ * `DEFAULT_PAGINATION_CLASS` (fine when views set their own pagination
+ * class: silence it then). A `RestApi` logs them once, when it is built.
+ * @example
+ * ```ts
+ * checkSettings(createSettings({ PAGE_SIZE: 10 })); // [{ id: 'W001', ... }]
+ * checkSettings(createSettings({ PAGE_SIZE: 10, SILENCED_CHECKS: ['W001'] })); // []
+ * ```
+ */
+export function checkSettings(settings: Settings): SettingsWarning[] {
+  const out: SettingsWarning[] = [];
+  if (settings.PAGE_SIZE && settings.DEFAULT_PAGINATION_CLASS === null) {
+    out.push({
+      id: 'W001',
+      message:
+        'You have specified a default PAGE_SIZE pagination setting, without specifying also a DEFAULT_PAGINATION_CLASS.',
+      hint: 'The default for DEFAULT_PAGINATION_CLASS is null. If you wish to define PAGE_SIZE globally whilst defining paginationClass on a per-view basis you may silence this check (SILENCED_CHECKS: ["W001"]).',
+    });
+  }
+  return out.filter((w) => !settings.SILENCED_CHECKS.includes(w.id));
 }

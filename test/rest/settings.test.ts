@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSettings, type SettingsInput } from '../../src/rest/settings.js';
+import { checkSettings, createSettings, type SettingsInput } from '../../src/rest/settings.js';
 import { ImproperlyConfigured } from '../../src/rest/errors.js';
 
 class FakePagination {}
@@ -30,10 +30,12 @@ test('defaults are DRF defaults', () => {
 test('start-up checks name the key and the problem', () => {
   fails({ ALLOWED_VERSIONS: 'v1' }, /ALLOWED_VERSIONS must be an array .*not the string "v1"/);
   fails({ ALLOWED_VERSIONS: ['v1', 2] }, /ALLOWED_VERSIONS must be a string or null, not number 2/);
-  fails({ PAGE_SIZE: 0, DEFAULT_PAGINATION_CLASS: FakePagination }, /PAGE_SIZE must be a positive integer/);
-  fails({ PAGE_SIZE: 2.5, DEFAULT_PAGINATION_CLASS: FakePagination }, /PAGE_SIZE must be a positive integer/);
-  fails({ PAGE_SIZE: '10', DEFAULT_PAGINATION_CLASS: FakePagination }, /PAGE_SIZE must be a positive integer/);
-  fails({ PAGE_SIZE: 10 }, /PAGE_SIZE is set but DEFAULT_PAGINATION_CLASS is not/);
+  fails({ PAGE_SIZE: -1, DEFAULT_PAGINATION_CLASS: FakePagination }, /PAGE_SIZE must be a non-negative integer/);
+  fails({ PAGE_SIZE: 2.5, DEFAULT_PAGINATION_CLASS: FakePagination }, /PAGE_SIZE must be a non-negative integer/);
+  fails({ PAGE_SIZE: '10', DEFAULT_PAGINATION_CLASS: FakePagination }, /PAGE_SIZE must be a non-negative integer/);
+  fails({ MAX_PAGE_SIZE: 0 }, /MAX_PAGE_SIZE must be a positive integer or null/);
+  fails({ MAX_LIMIT: '100' }, /MAX_LIMIT must be a positive integer or null/);
+  fails({ SILENCED_CHECKS: 'W001' }, /SILENCED_CHECKS must be an array/);
   fails({ DEFAULT_PAGINATION_CLASS: 'PageNumberPagination' }, /DEFAULT_PAGINATION_CLASS must be a pagination class/);
   fails({ DEFAULT_VERSIONING_CLASS: {} }, /DEFAULT_VERSIONING_CLASS must be a versioning class/);
   fails({ DEFAULT_VERSION: 1 }, /DEFAULT_VERSION must be a string or null/);
@@ -58,4 +60,24 @@ test('valid settings are kept', () => {
   assert.equal(s.PAGE_SIZE, 10);
   assert.deepEqual(s.ALLOWED_VERSIONS, ['v1', null]);
   assert.ok(Object.isFrozen(s.ALLOWED_VERSIONS));
+});
+
+test('PAGE_SIZE without DEFAULT_PAGINATION_CLASS is a normal setup (DRF): a W001 warning, silenced by SILENCED_CHECKS', () => {
+  // PAGE_SIZE 0 and null are accepted as in DRF (0: a falsy page size turns pagination off).
+  assert.equal(createSettings({ PAGE_SIZE: 0 }).PAGE_SIZE, 0);
+  assert.equal(createSettings({ PAGE_SIZE: null }).PAGE_SIZE, null);
+  assert.deepEqual(checkSettings(createSettings({ PAGE_SIZE: 0 })), []);
+  const [w, ...rest] = checkSettings(createSettings({ PAGE_SIZE: 10 }));
+  assert.equal(rest.length, 0);
+  assert.equal(w?.id, 'W001');
+  assert.match(w?.message ?? '', /PAGE_SIZE .* without specifying also a DEFAULT_PAGINATION_CLASS/);
+  assert.deepEqual(checkSettings(createSettings({ PAGE_SIZE: 10, SILENCED_CHECKS: ['W001'] })), []);
+  assert.deepEqual(
+    checkSettings(createSettings({ PAGE_SIZE: 10, DEFAULT_PAGINATION_CLASS: FakePagination as never })),
+    [],
+  );
+  const s = createSettings({ MAX_PAGE_SIZE: 100, MAX_LIMIT: 50 });
+  assert.equal(s.MAX_PAGE_SIZE, 100);
+  assert.equal(s.MAX_LIMIT, 50);
+  assert.equal(createSettings().MAX_PAGE_SIZE, null, "DRF's default: no cap");
 });

@@ -200,7 +200,7 @@ export class CursorPagination extends BasePagination {
   pageSizeQueryParam: string | null = null;
   /** Its description in the OpenAPI document. */
   pageSizeQueryDescription = 'Number of results to return per page.';
-  /** The largest page size a client may ask for (`null` or 0: no limit). */
+  /** The largest page size a client may ask for (`null`: the `MAX_PAGE_SIZE` setting; 0: no cap). */
   maxPageSize: number | null = null;
   /** The largest offset a cursor may carry (larger ones are clamped). */
   offsetCutoff: number | null = 1000;

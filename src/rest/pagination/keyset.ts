@@ -147,7 +147,7 @@ export class KeysetPagination extends BasePagination {
   pageSizeQueryParam: string | null = null;
   /** Its description in the OpenAPI document. */
   pageSizeQueryDescription = 'Number of results to return per page.';
-  /** The largest page size a client may ask for (`null`: the `MAX_PAGE_SIZE` setting). */
+  /** The largest page size a client may ask for (`null`: the `MAX_PAGE_SIZE` setting; 0: no cap). */
   maxPageSize: number | null = null;
 
   #state: State | null = null;

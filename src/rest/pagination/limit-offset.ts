@@ -16,7 +16,10 @@ import { NUMBERS_TEMPLATE, getDisplayedPageNumbers, getPageLinks, type Paginatio
 
 interface State {
   request: Request;
+  /** The count, or -1 when the list is not counted (`includeCount = false`). */
   count: number;
+  /** Without a count: whether a row follows the page. */
+  hasNext: boolean;
   limit: number;
   offset: number;
   /** The offset as the client wrote it when it is beyond 2^53 - 1 (links carry it exactly, as DRF's Python integers do); else null. */
@@ -52,12 +55,19 @@ export class LimitOffsetPagination extends BasePagination {
   offsetQueryParam = 'offset';
   /** Its description in the OpenAPI document. */
   offsetQueryDescription = 'The initial index from which to return the results.';
-  /** The largest limit a client may ask for (`null` or 0: no limit). */
+  /** The largest limit a client may ask for (`null`: the `MAX_LIMIT` setting; 0: no cap). */
   maxLimit: number | null = null;
   /** The HTML controls' template: a registered name or a function; `null` disables the controls. */
   override template: string | PaginationTemplate | null = NUMBERS_TEMPLATE;
   /** How the envelope's `count` is computed (see `count.ts`). */
   countStrategy: CountStrategy = exactCount;
+  /**
+   * With `false`, nothing is counted: the page is read with one extra row,
+   * which tells whether a next page exists, and the body is
+   * `{next, previous, results}` without `count`; the HTML controls show the
+   * pages up to the next one.
+   */
+  includeCount = true;
 
   #state: State | null = null;
   #request: Request | null = null;
@@ -67,9 +77,10 @@ export class LimitOffsetPagination extends BasePagination {
     return this.#request;
   }
 
-  /** The count of the current page's list (after {@link paginateQueryset}). */
+  /** The count of the current page's list (after {@link paginateQueryset}; `null` when not counted). */
   get count(): number | null {
-    return this.#state?.count ?? null;
+    const c = this.#state?.count;
+    return c === undefined || c < 0 ? null : c;
   }
 
   /** The effective limit (after {@link paginateQueryset}). */
@@ -84,11 +95,11 @@ export class LimitOffsetPagination extends BasePagination {
 
   /** The limit for this request, or `null` for no pagination. */
   getLimit(request: Request): number | null {
-    return resolvePageSize(request, {
-      pageSize: this.defaultLimit,
-      pageSizeQueryParam: this.limitQueryParam || null,
-      maxPageSize: this.maxLimit,
-    });
+    return resolvePageSize(
+      request,
+      { pageSize: this.defaultLimit, pageSizeQueryParam: this.limitQueryParam || null, maxPageSize: this.maxLimit },
+      'MAX_LIMIT',
+    );
   }
 
   /** The offset for this request (0 when absent or invalid). */
@@ -108,11 +119,19 @@ export class LimitOffsetPagination extends BasePagination {
     const limit = this.getLimit(request);
     if (limit === null || limit === undefined) return null;
     const qs = asQueryset(queryset);
-    const count = await this.countStrategy.count(qs);
     const offset = this.getOffset(request);
+    if (!this.includeCount) {
+      const rows = await qs.slice(offset, offset + limit + 1);
+      const hasNext = rows.length > limit;
+      this.#state = { request, count: -1, hasNext, limit, offset, exactOffset: null };
+      if ((hasNext || offset > 0) && this.template !== null) this.displayPageControls = true;
+      return rows.slice(0, limit);
+    }
+    const count = await this.countStrategy.count(qs);
     this.#state = {
       request,
       count,
+      hasNext: false,
       limit,
       offset,
       exactOffset: Number.isSafeInteger(offset) || !Number.isInteger(limit) ? null : this.#exactOffset(request, offset),
@@ -136,6 +155,8 @@ export class LimitOffsetPagination extends BasePagination {
   }
 
   override getPaginatedResponse(data: unknown[]): Response {
+    if (this.#current().count < 0)
+      return new Response({ next: this.getNextLink(), previous: this.getPreviousLink(), results: data });
     return new Response({
       count: this.#current().count,
       next: this.getNextLink(),
@@ -145,8 +166,8 @@ export class LimitOffsetPagination extends BasePagination {
   }
 
   override getNextLink(): string | null {
-    const { request, count, limit, offset } = this.#current();
-    if (offset + limit >= count) return null;
+    const { request, count, limit, offset, hasNext } = this.#current();
+    if (count < 0 ? !hasNext : offset + limit >= count) return null;
     const url = replaceQueryParam(request.buildAbsoluteUri(), this.limitQueryParam, limit);
     return replaceQueryParam(url, this.offsetQueryParam, offset + limit);
   }
@@ -161,7 +182,10 @@ export class LimitOffsetPagination extends BasePagination {
   }
 
   override getHtmlContext(): HtmlContext {
-    const { request, count, limit, offset, exactOffset } = this.#current();
+    const { request, limit, offset, exactOffset, hasNext } = this.#current();
+    let count = this.#current().count;
+    // Without a count the known pages end at the next one.
+    if (count < 0) count = offset + (hasNext ? limit + 1 : 1);
     const base = request.buildAbsoluteUri();
     // Past the end, offsets may be beyond 2^53: DRF's integer arithmetic, exactly.
     if (limit > 0 && Number.isInteger(limit) && (exactOffset !== null || (offset > count && Number.isInteger(offset))))

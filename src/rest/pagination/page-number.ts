@@ -239,11 +239,14 @@ export type PaginatorClass = new (
 export function resolvePageSize(
   request: Request,
   options: { pageSize: number | null | undefined; pageSizeQueryParam: string | null; maxPageSize: number | null },
+  cap: 'MAX_PAGE_SIZE' | 'MAX_LIMIT' = 'MAX_PAGE_SIZE',
 ): number | null {
   if (options.pageSizeQueryParam) {
     const raw = request.query.get(options.pageSizeQueryParam);
     if (raw !== null) {
-      const n = positiveInt(raw, { strict: true, cutoff: options.maxPageSize });
+      // A class without a cap of its own takes the API's (MAX_PAGE_SIZE, or MAX_LIMIT for limit/offset).
+      const cutoff = options.maxPageSize ?? request.settings[cap];
+      const n = positiveInt(raw, { strict: true, cutoff });
       if (n !== null) return n;
     }
   }
@@ -286,7 +289,7 @@ export class PageNumberPagination extends BasePagination {
   pageSizeQueryParam: string | null = null;
   /** Its description in the OpenAPI document. */
   pageSizeQueryDescription = 'Number of results to return per page.';
-  /** The largest page size a client may ask for (`null` or 0: no limit). */
+  /** The largest page size a client may ask for (`null`: the `MAX_PAGE_SIZE` setting; 0: no cap). */
   maxPageSize: number | null = null;
   /** Page values that mean the last page (compared case-sensitively). */
   lastPageStrings: readonly string[] = ['last'];
@@ -298,9 +301,19 @@ export class PageNumberPagination extends BasePagination {
   paginatorClass: PaginatorClass = Paginator;
   /** How the envelope's `count` is computed (see `count.ts`). */
   countStrategy: CountStrategy = exactCount;
+  /**
+   * With `false`, nothing is counted: the page is read with one extra row,
+   * which tells whether a next page exists, and the body is
+   * `{next, previous, results}` without `count`. The last page cannot be
+   * named (`?page=last` answers 404 `Invalid page.`), the HTML controls show
+   * the pages up to the next one, and a page past the end is 404 as usual.
+   */
+  includeCount = true;
 
   #request: Request | null = null;
   #page: Page<object> | null = null;
+  /** Without a count: the page number and whether a next page exists. */
+  #uncounted: { number: number; hasNext: boolean } | null = null;
 
   /** The request of the last {@link paginateQueryset} call. */
   get request(): Request | null {
@@ -332,9 +345,11 @@ export class PageNumberPagination extends BasePagination {
   ): Promise<Row[] | null> {
     this.#request = request;
     this.#page = null;
+    this.#uncounted = null;
     this.displayPageControls = false;
     const pageSize = this.getPageSize(request);
     if (!pageSize) return null;
+    if (!this.includeCount) return this.#paginateUncounted(asQueryset(queryset), request, pageSize);
     const paginator = new this.paginatorClass(asQueryset(queryset), pageSize, { countStrategy: this.countStrategy });
     const pageNumber = await this.getPageNumber(request, paginator);
     try {
@@ -348,6 +363,29 @@ export class PageNumberPagination extends BasePagination {
     return this.#page.objectList as Row[];
   }
 
+  /** A page without a count: one extra row says whether there is a next page. */
+  async #paginateUncounted<Row extends object>(qs: Queryset<Row>, request: Request, pageSize: number): Promise<Row[]> {
+    const raw = request.query.get(this.pageQueryParam);
+    let number = 1;
+    if (raw !== null && raw !== '') {
+      const reason = this.lastPageStrings.includes(raw) ? 'The last page is not known: this list is not counted' : null;
+      const n = reason === null ? positiveInt(raw, { strict: true }) : null;
+      if (n === null)
+        throw new NotFound(
+          formatInvalidPage(this.invalidPageMessage, raw, reason ?? 'That page number is not a positive integer'),
+        );
+      number = n;
+    }
+    const start = (number - 1) * pageSize;
+    const rows = await qs.slice(start, start + pageSize + 1);
+    if (rows.length === 0 && number > 1)
+      throw new NotFound(formatInvalidPage(this.invalidPageMessage, raw ?? '', 'That page contains no results'));
+    const hasNext = rows.length > pageSize;
+    this.#uncounted = { number, hasNext };
+    if ((hasNext || number > 1) && this.template !== null) this.displayPageControls = true;
+    return rows.slice(0, pageSize);
+  }
+
   #current(): { page: Page<object>; request: Request } {
     if (this.#page === null || this.#request === null)
       throw new ConfigurationError('PageNumberPagination: call paginateQueryset() first.');
@@ -355,6 +393,8 @@ export class PageNumberPagination extends BasePagination {
   }
 
   override getPaginatedResponse(data: unknown[]): Response {
+    if (this.#uncounted !== null)
+      return new Response({ next: this.getNextLink(), previous: this.getPreviousLink(), results: data });
     const { page } = this.#current();
     return new Response({
       count: page.count,
@@ -365,28 +405,40 @@ export class PageNumberPagination extends BasePagination {
   }
 
   override getNextLink(): string | null {
+    const u = this.#uncounted;
+    if (u !== null) {
+      if (!u.hasNext) return null;
+      return replaceQueryParam((this.#request as Request).buildAbsoluteUri(), this.pageQueryParam, u.number + 1);
+    }
     const { page, request } = this.#current();
     if (!page.hasNext()) return null;
     return replaceQueryParam(request.buildAbsoluteUri(), this.pageQueryParam, page.nextPageNumber());
   }
 
   override getPreviousLink(): string | null {
-    const { page, request } = this.#current();
-    if (!page.hasPrevious()) return null;
-    const url = request.buildAbsoluteUri();
-    const n = page.previousPageNumber();
+    const u = this.#uncounted;
+    if (u === null && !this.#current().page.hasPrevious()) return null;
+    if (u !== null && u.number <= 1) return null;
+    const url = (this.#request as Request).buildAbsoluteUri();
+    const n = u !== null ? u.number - 1 : this.#current().page.previousPageNumber();
     return n === 1 ? removeQueryParam(url, this.pageQueryParam) : replaceQueryParam(url, this.pageQueryParam, n);
   }
 
   override getHtmlContext(): HtmlContext {
-    const { page, request } = this.#current();
+    const request = this.#request;
+    const u = this.#uncounted;
+    if (request === null || (u === null && this.#page === null))
+      throw new ConfigurationError('PageNumberPagination: call paginateQueryset() first.');
     const base = request.buildAbsoluteUri();
     const urlFor = (n: number): string =>
       n === 1 ? removeQueryParam(base, this.pageQueryParam) : replaceQueryParam(base, this.pageQueryParam, n);
+    // Without a count the known pages end at the next one: no link to a last page.
+    const current = u !== null ? u.number : (this.#page as Page<object>).number;
+    const final = u !== null ? u.number + (u.hasNext ? 1 : 0) : (this.#page as Page<object>).numPages;
     return {
       previous_url: this.getPreviousLink(),
       next_url: this.getNextLink(),
-      page_links: getPageLinks(getDisplayedPageNumbers(page.number, page.numPages), page.number, urlFor),
+      page_links: getPageLinks(getDisplayedPageNumbers(current, final), current, urlFor),
     };
   }
 

@@ -11,6 +11,7 @@ import { OrderingFilter } from '../rest/filters.js';
 import { ListAPIView, RetrieveAPIView } from '../rest/generics.js';
 import { openApiView } from '../rest/openapi.js';
 import { CursorPagination } from '../rest/pagination/cursor.js';
+import { KeysetPagination } from '../rest/pagination/keyset.js';
 import { LimitOffsetPagination } from '../rest/pagination/limit-offset.js';
 import { PageNumberPagination } from '../rest/pagination/page-number.js';
 import { LinkHeaderPagination } from '../rest/pagination/styles.js';
@@ -90,20 +91,28 @@ export class ItemSerializerV2 extends Serializer<Item> {
   };
 }
 
-/** One count cache for the page-number and limit/offset lists (counts reused for 5 s). */
-const itemCount = cachedCount({ ttl: 5_000 });
-
 class PagePagination extends PageNumberPagination {
   override pageSize = 10;
   override pageSizeQueryParam = 'page_size';
   override maxPageSize = 100;
-  override countStrategy = itemCount;
 }
 
 class LimitPagination extends LimitOffsetPagination {
   override defaultLimit = 10;
   override maxLimit = 100;
-  override countStrategy = itemCount;
+}
+
+/** Page numbers without counting the table: one extra row tells whether there is a next page. */
+class UncountedPagePagination extends PageNumberPagination {
+  override pageSize = 10;
+  override includeCount = false;
+}
+
+/** Keyset cursors on a non-unique field: the primary key breaks ties, and walks never repeat or skip a row. */
+class KeysetPricePagination extends KeysetPagination {
+  override pageSize = 10;
+  override ordering = 'price';
+  override pageSizeQueryParam = 'page_size';
 }
 
 class CreatedCursor extends CursorPagination {
@@ -162,18 +171,26 @@ export interface DemoApiOptions {
  */
 export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}): RestApi {
   const byId = items.orderBy('id');
+  /** One count cache per API for the page-number and limit/offset lists (counts reused for 5 s). */
+  const itemCount = cachedCount({ ttl: 5_000 });
+  class CountedPages extends PagePagination {
+    override countStrategy = itemCount;
+  }
+  class CountedLimits extends LimitPagination {
+    override countStrategy = itemCount;
+  }
 
   class PageItems extends ListAPIView {
     override description = 'Page-number pagination, ordered by id: ?page=N, ?page=last, ?page_size=N (at most 100).';
     override queryset = byId;
     override serializerClass = ItemSerializer;
-    override paginationClass = PagePagination;
+    override paginationClass = CountedPages;
   }
   class LimitItems extends ListAPIView {
     override description = 'Limit/offset pagination, ordered by id: ?limit=N (at most 100) and ?offset=N.';
     override queryset = byId;
     override serializerClass = ItemSerializer;
-    override paginationClass = LimitPagination;
+    override paginationClass = CountedLimits;
   }
   class CursorItems extends ListAPIView {
     override description = 'Cursor pagination, newest first (-created).';
@@ -197,6 +214,20 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     override orderingFields = ['created', 'price', 'id'];
     override ordering = '-created';
   }
+  class CursorKeysetItems extends ListAPIView {
+    override description =
+      'Keyset cursor pagination on price (not unique: id breaks ties); pages never repeat or skip a row; ?page_size=N (at most 100).';
+    override queryset = items;
+    override serializerClass = ItemSerializer;
+    override paginationClass = KeysetPricePagination;
+  }
+  class PageNocountItems extends ListAPIView {
+    override description =
+      'Page-number pagination without a count, ordered by id: no count query, no last page; one extra row tells whether a next page exists.';
+    override queryset = byId;
+    override serializerClass = ItemSerializer;
+    override paginationClass = UncountedPagePagination;
+  }
   class LinkItems extends ListAPIView {
     override description = 'Page-number pagination with the links in a Link header; the body is the bare page.';
     override queryset = byId;
@@ -208,7 +239,7 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
       'Items whose shape depends on the version in the URL path: v1 has url, id, name, price; v2 adds created and category.';
     override queryset = byId;
     override serializerClass = ItemSerializerV2;
-    override paginationClass = PagePagination;
+    override paginationClass = CountedPages;
     override versioningClass = URLPathVersioning;
     override getSerializerClass(): SerializerClass<Item> {
       return this.request.version === 'v1' ? ItemSerializerV1 : ItemSerializerV2;
@@ -249,6 +280,8 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     ['cursor', 'cursor-items'],
     ['cursor-price', 'cursor-price-items'],
     ['cursor-ordering', 'cursor-ordering-items'],
+    ['cursor-keyset', 'cursor-keyset-items'],
+    ['page-nocount', 'page-nocount-items'],
     ['link', 'link-items'],
   ];
 
@@ -285,6 +318,8 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     path('cursor/items/', CursorItems.asView(), { name: 'cursor-items' }),
     path('cursor-price/items/', CursorPriceItems.asView(), { name: 'cursor-price-items' }),
     path('cursor-ordering/items/', CursorOrderingItems.asView(), { name: 'cursor-ordering-items' }),
+    path('cursor-keyset/items/', CursorKeysetItems.asView(), { name: 'cursor-keyset-items' }),
+    path('page-nocount/items/', PageNocountItems.asView(), { name: 'page-nocount-items' }),
     path('link/items/', LinkItems.asView(), { name: 'link-items' }),
     path('versioned/<str:version>/items/', VersionedItems.asView(), { name: 'versioned-item-list' }),
     path('versioned/<str:version>/items/<int:pk>/', VersionedItem.asView(), { name: 'versioned-item-detail' }),
@@ -314,6 +349,9 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     settings: {
       ALLOWED_VERSIONS: ['v1', 'v2'],
       DEFAULT_VERSION: 'v1',
+      // A safe cap on every client-chosen page size and limit (each demo class also sets its own).
+      MAX_PAGE_SIZE: 100,
+      MAX_LIMIT: 100,
       ALLOWED_HOSTS: options.allowedHosts != null ? [...options.allowedHosts] : null,
     },
     ...(options.onResponse ? { onResponse: options.onResponse } : {}),

@@ -43,40 +43,35 @@ import {
   SqliteQueryCompiler,
   sql,
   type CompiledQuery,
-  type Expression,
   type ExpressionBuilder,
   type QueryResult,
   type SelectQueryBuilder,
-  type SqlBool,
 } from 'kysely';
 import { ConfigurationError } from '../rest/errors.js';
 import type { SqliteHandle, SqliteStatementHandle } from './drivers.js';
-import { formatSqliteDatetime, parseSqliteDatetime } from './sqlite.js';
+import { parseSqliteDatetime } from './sqlite.js';
+import {
+  condition,
+  OPS,
+  seekCondition,
+  seekParams,
+  toParam,
+  type Filter,
+  type Seek,
+  type SqlDialectKind,
+  type Term,
+} from './conditions.js';
 import {
   fieldsProblem,
   formatPosition,
   parsePosition,
   POSTGRES_VALUES,
-  pythonDatetimeStr,
   SQLITE_VALUES,
   type ValueDomain,
 } from '../rest/data/values.js';
-import {
-  INVALID_POSITION,
-  type Comparison,
-  type CountOptions,
-  type FieldInfo,
-  type Queryset,
-} from '../rest/data/source.js';
+import { type Comparison, type CountOptions, type FieldInfo, type Queryset } from '../rest/data/source.js';
 
-/**
- * The SQL dialect a {@link SqlQueryset} speaks.
- * @example
- * ```ts
- * const kind: SqlDialectKind = 'sqlite';
- * ```
- */
-export type SqlDialectKind = 'sqlite' | 'postgres';
+export type { SqlDialectKind } from './conditions.js';
 
 /**
  * What a {@link SqlQueryset} runs its queries on: any `Kysely` instance or
@@ -127,26 +122,6 @@ type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
 type AnyQuery = SelectQueryBuilder<Record<string, Record<string, unknown>>, string, Record<string, unknown>>;
 type Eb = ExpressionBuilder<Record<string, Record<string, unknown>>, string>;
 
-interface Term {
-  readonly field: string;
-  readonly desc: boolean;
-}
-
-/** A keyset filter: rows strictly after `params` (database form, or null for NULL) in the order of `terms`. */
-interface Seek {
-  readonly kind: 'seek';
-  readonly terms: readonly Term[];
-  readonly params: readonly unknown[];
-}
-
-interface Filter {
-  readonly kind?: undefined;
-  readonly field: string;
-  readonly op: Comparison;
-  /** The bound value (database form), or null. */
-  readonly param: unknown;
-}
-
 /** What every queryset derived from one constructor call shares. */
 interface Core {
   /** The options the core was made from (derived querysets are built from them). */
@@ -174,13 +149,6 @@ interface Core {
   readonly values: ValueDomain;
 }
 
-const OPS: Readonly<Record<Comparison, '<' | '<=' | '>' | '>=' | '='>> = {
-  lt: '<',
-  lte: '<=',
-  gt: '>',
-  gte: '>=',
-  eq: '=',
-};
 const SHAPE_CACHE_LIMIT = 512;
 
 /**
@@ -298,7 +266,7 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     const seek: Seek = { kind: 'seek', terms, params };
     const q = this.#derive();
     q.#filters = [...this.#filters, seek];
-    q.#params = [...this.#params, ...seekParams(core, seek)];
+    q.#params = [...this.#params, ...seekParams(core.fields, seek)];
     // The shape: the terms, which values are NULL (they compile to IS NULL) and which fields are nullable.
     let shape = `seek${termsKey(terms)}`;
     for (let i = 0; i < terms.length; i++)
@@ -433,7 +401,7 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     let q = core.builder.selectFrom(core.table) as unknown as AnyQuery;
     if (ordered) q = q.select(core.names as string[]);
     for (const f of this.#filters)
-      q = q.where((eb: Eb) => (f.kind === 'seek' ? seekCondition(core, f) : condition(eb, core, f)));
+      q = q.where((eb: Eb) => (f.kind === 'seek' ? seekCondition(core.fields, f) : condition(eb, core.fields, f)));
     if (ordered) {
       for (const t of this.#terms) {
         const nulls = core.dialect === 'postgres' && core.fields[t.field]!.nullable === true;
@@ -595,125 +563,6 @@ function termsKey(terms: readonly Term[]): string {
   let s = '';
   for (const t of terms) s += (t.desc ? '-' : '+') + t.field + ',';
   return s;
-}
-
-function condition(eb: Eb, core: Core, f: Filter): Expression<SqlBool> {
-  const ref = eb.ref(f.field);
-  if (f.param === null) {
-    // NULL is smaller than every value.
-    switch (f.op) {
-      case 'eq':
-      case 'lte':
-        return eb(ref, 'is', null);
-      case 'gt':
-        return eb(ref, 'is not', null);
-      case 'gte':
-        return sql<SqlBool>`1 = 1`;
-      case 'lt':
-        return sql<SqlBool>`1 = 0`;
-    }
-  }
-  const cmp = eb(ref, OPS[f.op], f.param);
-  if ((f.op === 'lt' || f.op === 'lte') && core.fields[f.field]!.nullable === true)
-    return eb.or([cmp, eb(ref, 'is', null)]);
-  return cmp;
-}
-
-/** Whether a seek compiles to one row-value comparison: one direction, no nullable field, no NULL value. */
-function rowValueSeek(core: Core, seek: Seek): boolean {
-  const desc = seek.terms[0]!.desc;
-  for (let i = 0; i < seek.terms.length; i++) {
-    const t = seek.terms[i]!;
-    if (t.desc !== desc || seek.params[i] === null || core.fields[t.field]!.nullable === true) return false;
-  }
-  return true;
-}
-
-/**
- * The bound values of a seek's condition, in the order {@link seekCondition}
- * writes them (the expanded form repeats the leading values).
- */
-function seekParams(core: Core, seek: Seek): unknown[] {
-  const { terms, params } = seek;
-  if (rowValueSeek(core, seek)) return [...params];
-  const out: unknown[] = [];
-  for (let i = 0; i < terms.length; i++) {
-    if (terms[i]!.desc && params[i] === null) continue; // nothing is below NULL: this branch is empty
-    for (let j = 0; j < i; j++) if (params[j] !== null) out.push(params[j]);
-    if (params[i] !== null) out.push(params[i]);
-  }
-  return out;
-}
-
-/**
- * Rows strictly after a place in an ordering. One direction and no NULLs:
- * `(a, b) > (?, ?)` (or `<` descending), which an index on `(a, b)` serves
- * as a range. Otherwise the expansion `a > ? OR (a = ? AND b > ?)`, with
- * NULL smaller than every value (`a IS NULL` for equality with NULL; after
- * NULL ascending is `IS NOT NULL`; below a value descending includes NULL).
- */
-function seekCondition(core: Core, seek: Seek): Expression<SqlBool> {
-  const { terms, params } = seek;
-  if (rowValueSeek(core, seek)) {
-    const refs = sql.join(terms.map((t) => sql.ref(t.field)));
-    const vals = sql.join(params.map((v) => sql.val(v)));
-    return terms[0]!.desc ? sql<SqlBool>`(${refs}) < (${vals})` : sql<SqlBool>`(${refs}) > (${vals})`;
-  }
-  const branches: ReturnType<typeof sql<SqlBool>>[] = [];
-  for (let i = 0; i < terms.length; i++) {
-    const t = terms[i]!;
-    const v = params[i];
-    if (t.desc && v === null) continue;
-    const parts: ReturnType<typeof sql<SqlBool>>[] = [];
-    for (let j = 0; j < i; j++) {
-      const u = terms[j]!;
-      parts.push(
-        params[j] === null
-          ? sql<SqlBool>`${sql.ref(u.field)} is null`
-          : sql<SqlBool>`${sql.ref(u.field)} = ${sql.val(params[j])}`,
-      );
-    }
-    const ref = sql.ref(t.field);
-    if (!t.desc) parts.push(v === null ? sql<SqlBool>`${ref} is not null` : sql<SqlBool>`${ref} > ${sql.val(v)}`);
-    else if (core.fields[t.field]!.nullable === true)
-      parts.push(sql<SqlBool>`(${ref} < ${sql.val(v)} or ${ref} is null)`);
-    else parts.push(sql<SqlBool>`${ref} < ${sql.val(v)}`);
-    branches.push(parts.length === 1 ? parts[0]! : sql<SqlBool>`(${sql.join(parts, sql` and `)})`);
-  }
-  if (branches.length === 0) return sql<SqlBool>`1 = 0`;
-  return sql<SqlBool>`(${sql.join(branches, sql` or `)})`;
-}
-
-/**
- * A filter value in the form the database compares. A string for a non-text
- * field is read as a position first (as `ArrayQueryset` does); datetimes may
- * be `Date`s or epoch milliseconds.
- */
-function toParam(dialect: SqlDialectKind, info: FieldInfo, field: string, value: unknown): unknown {
-  let v = value;
-  if (typeof v === 'string' && info.type !== 'text') {
-    v = parsePosition(v, info, dialect === 'sqlite' ? SQLITE_VALUES : POSTGRES_VALUES, false);
-    if (v === INVALID_POSITION)
-      throw new ConfigurationError(
-        `filter(): ${JSON.stringify(value)} is not a value of the ${info.type} field ${JSON.stringify(field)}.`,
-      );
-  }
-  switch (info.type) {
-    case 'datetime': {
-      const d = typeof v === 'number' ? new Date(v) : v;
-      if (!(d instanceof Date) || Number.isNaN(d.getTime()))
-        throw new ConfigurationError(
-          `filter(): the datetime field ${JSON.stringify(field)} compares with Date values, not ${String(value)}.`,
-        );
-      return dialect === 'sqlite' ? formatSqliteDatetime(d) : pythonDatetimeStr(d);
-    }
-    case 'boolean':
-      return typeof v === 'boolean' && dialect === 'sqlite' ? (v ? 1 : 0) : v;
-    case 'text':
-      return typeof v === 'string' ? v : v instanceof Date ? pythonDatetimeStr(v) : String(v);
-    default:
-      return typeof v === 'boolean' ? (v ? 1 : 0) : v;
-  }
 }
 
 function jsonParam(_key: string, value: unknown): unknown {

@@ -24,6 +24,7 @@ export { RequestParser } from './request-parser.js';
 export { ResponseParser } from './response-parser.js';
 export { RequestHead, ResponseHead, type HeaderPair } from './head.js';
 export type { ParserLimits } from './machine.js';
+export { HTTP_METHODS, type HttpMethod } from './methods.js';
 export { statusText } from './status.js';
 export { httpDate } from './date.js';
 export {

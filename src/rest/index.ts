@@ -71,6 +71,7 @@ export { Request } from './request.js';
 export { Response, type RenderedResponse } from './response.js';
 export { MediaType, parseAccept } from './mediatypes.js';
 export { JSONRenderer, BrowsableAPIRenderer, selectRenderer } from './renderers.js';
+export { renderBrowsablePage } from './browsable.js';
 export { APIView, apiView, exceptionHandler, HTTP_METHOD_NAMES, type HttpMethodName, type Handler } from './views.js';
 export {
   GenericAPIView,

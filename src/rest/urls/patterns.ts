@@ -18,8 +18,8 @@ export type { ViewFunction } from '../contracts.js';
  * An endpoint route: a pattern and its view (built by {@link path} or {@link rePath}).
  * @example
  * ```ts
- * const entry = path('items/', itemList, { name: 'item-list' });
- * if (entry instanceof URLPattern) console.log(entry.name); // 'item-list'
+ * const entry: URLPattern = path('items/', itemList, { name: 'item-list' });
+ * console.log(entry.name); // 'item-list'
  * ```
  */
 export class URLPattern {
@@ -215,6 +215,9 @@ function makeEntry(
  * ];
  * ```
  */
+export function path(route: string, view: ViewFunction, options?: RouteOptions): URLPattern;
+export function path(route: string, view: Include, options?: RouteOptions): URLIncludePattern;
+export function path(route: string, view: ViewFunction | Include, options?: RouteOptions): URLEntry;
 export function path(route: string, view: ViewFunction | Include, options: RouteOptions = {}): URLEntry {
   if (typeof route !== 'string') throw new ConfigurationError('path(): the route must be a string.');
   if (route.startsWith('/'))
@@ -263,6 +266,9 @@ export function withConverters(
  * const routes = [rePath('^(?P<version>v1|v2)/items/$', itemList, { name: 'item-list' })];
  * ```
  */
+export function rePath(regex: string | RegExp, view: ViewFunction, options?: RouteOptions): URLPattern;
+export function rePath(regex: string | RegExp, view: Include, options?: RouteOptions): URLIncludePattern;
+export function rePath(regex: string | RegExp, view: ViewFunction | Include, options?: RouteOptions): URLEntry;
 export function rePath(regex: string | RegExp, view: ViewFunction | Include, options: RouteOptions = {}): URLEntry {
   if (typeof regex !== 'string' && !(regex instanceof RegExp))
     throw new ConfigurationError('rePath(): the pattern must be a string or a RegExp.');

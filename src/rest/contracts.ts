@@ -347,8 +347,10 @@ export interface PaginatedView {
   readonly filterBackends?: readonly (new () => object)[] | undefined;
   /** The default ordering (used by `OrderingFilter`). */
   readonly ordering?: string | readonly string[] | null | undefined;
-  /** The fields a client may order by (`'__all__'` for every field). */
+  /** The fields a client may order by (`'__all__'` for every field of the queryset; absent: the serializer's readable fields). */
   readonly orderingFields?: readonly string[] | '__all__' | null | undefined;
+  /** The view's serializer class (a generic view has one): its readable fields are the default ordering fields. */
+  getSerializerClass?(): unknown;
 }
 
 /**

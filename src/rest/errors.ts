@@ -218,8 +218,13 @@ function pyStrRepr(s: string): string {
  * ```
  */
 export class DisallowedHost extends APIException {
-  constructor(host: string, options: RestErrorOptions = {}) {
-    super(`Invalid HTTP_HOST header: ${pyStrRepr(host)}.`, { ...options, code: 'ERR_REST_DISALLOWED_HOST' });
+  /** `reason`: a sentence appended to the detail (why the host is refused, when it is not ALLOWED_HOSTS). */
+  constructor(host: string, options: RestErrorOptions & { reason?: string } = {}) {
+    const { reason, ...rest } = options;
+    super(`Invalid HTTP_HOST header: ${pyStrRepr(host)}.${reason ? ` ${reason}` : ''}`, {
+      ...rest,
+      code: 'ERR_REST_DISALLOWED_HOST',
+    });
     this.name = 'DisallowedHost';
   }
 }

@@ -7,6 +7,7 @@
 import type { FilterBackend, PaginatedView, SchemaParameter } from './contracts.js';
 import type { Request } from './request.js';
 import type { Queryset } from './data/source.js';
+import { ImproperlyConfigured } from './errors.js';
 
 export type { FilterBackendClass } from './contracts.js';
 
@@ -32,9 +33,13 @@ export abstract class BaseFilterBackend implements FilterBackend {
  * Ordering chosen by the client: `?ordering=price,-created` (the parameter
  * name is the `ORDERING_PARAM` setting unless `orderingParam` is set).
  * Terms are split on commas and trimmed; a leading `-` means descending.
- * Only fields the view allows are kept: its `orderingFields`, or every
- * field of the queryset when that is `'__all__'`, `null` or absent. When no
- * valid term remains the view's `ordering` applies (a string is one term).
+ * Only fields the view allows are kept: its `orderingFields`; every field
+ * of the queryset with `'__all__'` (an explicit opt-in: hidden columns can
+ * then be probed through the order of the results); without either, the
+ * readable fields of the view's serializer (their `source`), as in DRF, and
+ * a view with no serializer is misconfigured ({@link ImproperlyConfigured}).
+ * When no valid term remains the view's `ordering` applies (a string is
+ * one term).
  * `CursorPagination` asks this backend for its ordering too.
  * @example
  * ```ts
@@ -76,11 +81,41 @@ export class OrderingFilter extends BaseFilterBackend {
   }
 
   /** The field names a client may order by. */
-
   getValidFields<Row extends object>(queryset: Queryset<Row>, view: PaginatedView, _request?: Request): string[] {
     const allowed = view.orderingFields;
-    if (allowed === null || allowed === undefined || allowed === '__all__') return Object.keys(queryset.fields);
-    return [...allowed];
+    if (allowed === '__all__') return Object.keys(queryset.fields);
+    if (allowed !== null && allowed !== undefined) return [...allowed];
+    return this.getDefaultValidFields(queryset, view);
+  }
+
+  /**
+   * The readable fields of the view's serializer, by source (DRF's
+   * `get_default_valid_fields`): write-only fields and whole-object fields
+   * (`source: '*'`, such as a hyperlinked identity) are left out, and so
+   * are sources the queryset does not have.
+   */
+  getDefaultValidFields<Row extends object>(queryset: Queryset<Row>, view: PaginatedView): string[] {
+    let cls: unknown = null;
+    try {
+      cls = typeof view.getSerializerClass === 'function' ? view.getSerializerClass() : null;
+    } catch {
+      cls = null;
+    }
+    const fields = (cls as { fields?: unknown } | null)?.fields;
+    if (typeof fields !== 'object' || fields === null) {
+      throw new ImproperlyConfigured(
+        `Cannot use OrderingFilter on a view which does not have either a 'serializerClass', an overriding 'getSerializerClass' or 'orderingFields' attribute.`,
+      );
+    }
+    const out: string[] = [];
+    for (const [name, field] of Object.entries(
+      fields as Record<string, { writeOnly?: boolean; source?: string | null }>,
+    )) {
+      if (field.writeOnly === true || field.source === '*') continue;
+      const source = field.source ?? name;
+      if (Object.hasOwn(queryset.fields, source)) out.push(source);
+    }
+    return out;
   }
 
   /** The terms naming a valid field (with at most one leading `-`). */

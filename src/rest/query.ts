@@ -307,6 +307,9 @@ function digitValue(cp: number): number {
   return (cp - start) % 10;
 }
 
+/** The most digits Python's `int()` reads (CPython 3.11+ default). */
+const PY_INT_MAX_STR_DIGITS = 4300;
+
 /**
  * Parses a string exactly as Python's `int(s)` does (base 10): surrounding
  * whitespace, a sign, any Unicode decimal digits, single underscores between
@@ -346,6 +349,9 @@ export function pyIntBig(s: string): bigint | null {
     i += cp > 0xffff ? 2 : 1;
   }
   if (digits === '' || lastUnderscore) return null;
+  // CPython 3.11+ refuses to read more than 4300 digits (sys.get_int_max_str_digits(), the
+  // CVE-2020-10735 limit): int() raises ValueError, so DRF treats such a number as invalid.
+  if (digits.length > PY_INT_MAX_STR_DIGITS) return null;
   const v = BigInt(digits);
   return neg ? -v : v;
 }

@@ -171,6 +171,10 @@ export class Request implements ApiRequest {
     }
     host ??= this.raw.authority ?? this.headers.get('host');
     if (host === null || host === '') host = this.raw.secure ? 'localhost:443' : 'localhost';
+    // Django's syntax check comes first and applies whatever ALLOWED_HOSTS says ('*' or none included):
+    // letters, digits, '.' and '-', or a bracketed IPv6 address, then an optional :port.
+    if (!HOST_SYNTAX.test(host))
+      throw new DisallowedHost(host, { reason: 'The domain name provided is not valid according to RFC 1034/1035.' });
     const allowed = this.settings.ALLOWED_HOSTS;
     if (allowed !== null && !hostAllowed(host, allowed)) throw new DisallowedHost(host);
     return host;
@@ -267,6 +271,9 @@ function parseBody(request: Request): unknown {
 }
 
 /** Django's host validation: `*`, exact names, `.domain` for a domain and its subdomains. */
+/** Django's `host_validation_re` (matched against the lower-cased host). */
+const HOST_SYNTAX = /^(?:[a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(?::[0-9]+)?$/i;
+
 function hostAllowed(host: string, allowed: readonly string[]): boolean {
   let name = host.toLowerCase();
   if (name.startsWith('[')) name = name.slice(0, name.indexOf(']') + 1);

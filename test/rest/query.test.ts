@@ -85,6 +85,14 @@ test('pyInt: Python int() parsing (reference 1.1)', () => {
   assert.equal(pyIntBig('99999999999999999999999'), 99999999999999999999999n);
 });
 
+test('pyInt: at most 4300 digits, as CPython 3.11+ reads (int() raises ValueError beyond)', () => {
+  assert.equal(pyIntBig('9'.repeat(4300)), BigInt('9'.repeat(4300)));
+  assert.equal(pyIntBig('9'.repeat(4301)), null);
+  assert.equal(pyIntBig(`-${'1_'.repeat(4299)}1`), -BigInt('1'.repeat(4300)), 'underscores do not count');
+  assert.equal(pyIntBig(`${' '.repeat(5000)}7${' '.repeat(5000)}`), 7n, 'nor does surrounding whitespace');
+  assert.equal(positiveInt('1'.repeat(4301), { cutoff: 100 }), null);
+});
+
 test('positiveInt: strict, cutoff', () => {
   assert.equal(positiveInt('1000', { strict: true, cutoff: 100 }), 100);
   assert.equal(positiveInt('0', { strict: true }), null);

@@ -84,6 +84,24 @@ test('X-Forwarded-Host only with USE_X_FORWARDED_HOST; ALLOWED_HOSTS rejects oth
   );
 });
 
+test("Host syntax is Django's whatever ALLOWED_HOSTS says: letters, digits, '.', '-', [IPv6], optional :port", () => {
+  for (const settings of [{}, { ALLOWED_HOSTS: ['*'] }]) {
+    for (const ok of ['api.example.com', 'API.Example.com:8000', '127.0.0.1:80', '[::1]:8000', '[2001:db8::1]', 'h.']) {
+      assert.equal(req('/', [['Host', ok]], {}, settings).getHost(), ok);
+    }
+    for (const bad of ['v2_x.example.com', 'a b', 'evil.test:80:80', 'host:port', '[::1', 'x/y', 'é.example', 'h:']) {
+      assert.throws(
+        () => req('/', [['Host', bad]], {}, settings).getHost(),
+        (e: unknown) =>
+          e instanceof DisallowedHost &&
+          e.status === 400 &&
+          e.message.endsWith('The domain name provided is not valid according to RFC 1034/1035.'),
+        bad,
+      );
+    }
+  }
+});
+
 test('headers are case-insensitive and repeated fields join', () => {
   const r = req('/', [
     ['Host', 'h'],

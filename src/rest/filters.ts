@@ -95,7 +95,7 @@ export class OrderingFilter extends BaseFilterBackend {
    * are sources the queryset does not have.
    */
   getDefaultValidFields<Row extends object>(queryset: Queryset<Row>, view: PaginatedView): string[] {
-    let cls: unknown = null;
+    let cls: unknown;
     try {
       cls = typeof view.getSerializerClass === 'function' ? view.getSerializerClass() : null;
     } catch {

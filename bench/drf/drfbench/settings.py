@@ -41,5 +41,10 @@ USE_TZ = True
 USE_I18N = False
 
 # Django REST framework's defaults: JSON and browsable API renderers, session
-# and basic authentication, AllowAny; pagination is set per view.
-REST_FRAMEWORK = {}
+# and basic authentication, AllowAny; pagination and versioning are set per
+# view. The versions are the demo API's (they matter only to the versioned
+# views).
+REST_FRAMEWORK = {
+    'ALLOWED_VERSIONS': ['v1', 'v2'],
+    'DEFAULT_VERSION': 'v1',
+}

@@ -174,7 +174,9 @@ test('curl against the demo: a page, the Link header, a version', async () => {
     const link = await run('curl', ['-s', '-D', '-', '-o', '/dev/null', `${s.origin}/link/items/?page=2`]);
     assert.match(
       link.stdout,
-      new RegExp(`Link: <${s.origin}/link/items/\\?page=3>; rel="next", <${s.origin}/link/items/>; rel="prev"\\r\\n`),
+      new RegExp(
+        `Link: <${s.origin}/link/items/\\?page=3>; rel="next", <${s.origin}/link/items/>; rel="prev", <${s.origin}/link/items/>; rel="first", <${s.origin}/link/items/\\?page=100>; rel="last"\\r\\n`,
+      ),
     );
     const v = await run('curl', ['-s', '-H', 'Accept: application/json; version=v2', `${s.origin}/accept/version/`]);
     assert.deepEqual(JSON.parse(v.stdout), { version: 'v2', url: `${s.origin}/accept/version/` });

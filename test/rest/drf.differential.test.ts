@@ -61,7 +61,6 @@ const ROWS = 1000;
 const TIE_ROWS = 300;
 /** Every server's own origin becomes this before answers are compared. */
 const ORIGIN = '{origin}';
-const TWO53 = 2n ** 53n;
 
 // ====================================================================== what is compared
 
@@ -156,11 +155,6 @@ function pythonInt(s: string): bigint | null {
   const digits = [...m[2]!.replaceAll('_', '')].map((d) => digitValue(d)).join('');
   const v = BigInt(digits);
   return m[1] === '-' ? -v : v;
-}
-
-/** How many digits `int(str)` would read (Python 3.11 refuses more than 4300). */
-function pythonDigits(s: string): number {
-  return [...s.trim()].filter((c) => /\p{Nd}/u.test(c)).length;
 }
 
 /** The decoded fields of the request's cursor (first value of each key), or null when absent or not base64 text. */
@@ -353,59 +347,18 @@ interface Pending {
   matches(c: Case): boolean;
 }
 
-const NUMERIC_PARAMS = ['page', 'page_size', 'limit', 'offset'];
-
-/** Django's `host_validation_re` (what `request.get_host()` accepts before ALLOWED_HOSTS is read). */
-const DJANGO_HOST = /^([a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(:\d+)?$/;
-
 /**
  * Known differences being fixed in src/ now, and the ones this test found:
  * the differing cases they match are TODO subtests, not failures. Remove an
  * entry once its fix has landed (the last test names the entries no case
- * matched). Gone already: the previous link of a cursor page of ties at the
- * end of the list reached by an offset (`/cursor/items/?cursor=<o=999>`:
- * eventide skipped the rows on the page, DRF a page size; eventide follows
- * DRF since 769ea64). Not applicable: OrderingFilter without
- * `ordering_fields` (the demo's only OrderingFilter view sets them).
+ * matched). Fixed since the test was written: the previous link of a cursor
+ * page of ties at the end of the list reached by an offset
+ * (`/cursor/items/?cursor=<o=999>`); offsets beyond any double in links;
+ * Python's 4300-digit int() limit; Django's Host syntax check; `<int:pk>`
+ * beyond 2^53. Not applicable: OrderingFilter without `ordering_fields`
+ * (the demo's only OrderingFilter view sets them; see test/rest/filters.test.ts).
  */
-const PENDING_FIXES: readonly Pending[] = [
-  {
-    id: 'python-int-4300-digits',
-    note: 'found by the differential test: Python 3.11 int() refuses strings of more than 4300 digits (ValueError), so DRF treats such a page, page_size, limit or offset as not a number (default page size or limit, offset 0, 404 Invalid page.); eventide reads the number (a clamped page size or limit, an offset past the end)',
-    matches: (c) =>
-      NUMERIC_PARAMS.some((k) => {
-        const v = lastParam(c.url, k);
-        return v !== null && pythonDigits(v) > 4300;
-      }),
-  },
-  {
-    id: 'host-syntax-not-checked',
-    note: "found by the differential test: Django checks the Host header's syntax even when ALLOWED_HOSTS is ['*'] (letters, digits, '.' and '-', or a bracketed IPv6 address, then an optional :port of digits) and answers 400 otherwise (e.g. Host: v2_x.example.com); eventide with ALLOWED_HOSTS ['*'] accepts any host and builds its links from it",
-    matches: (c) => {
-      const host = c.probe.headers?.['Host'];
-      return host !== undefined && !DJANGO_HOST.test(host.toLowerCase()) && c.drf.status === 400 && c.ev.status !== 400;
-    },
-  },
-  {
-    id: 'int-path-converter-beyond-2^53',
-    note: "found by the differential test: the <int:pk> path converter refuses integers beyond 2^53 (Number.isSafeInteger), so /versioned/v3/items/9223372036854775807/ resolves to no route (404 Not found.) while Django's int converter matches any digits and the view's versioning answers first (404 Invalid version in URL path.)",
-    matches: (c) => {
-      const m = /^\/versioned\/[^/]+\/items\/(\d+)\/$/.exec(c.url.pathname);
-      return m !== null && BigInt(m[1]!) > TWO53;
-    },
-  },
-  {
-    id: 'beyond-2^53',
-    note: 'being fixed in src/: integers beyond 2^53 in offset/limit/page/page_size or a cursor offset; DRF computes its links with exact Python ints, eventide rounds through doubles (e.g. offset=Infinity in a link)',
-    matches: (c) => {
-      const big = (v: string | null | undefined): boolean => {
-        const n = v === null || v === undefined ? null : pythonInt(v);
-        return n !== null && (n > TWO53 || n < -TWO53);
-      };
-      return NUMERIC_PARAMS.some((k) => big(lastParam(c.url, k))) || big(cursorFields(c.url)?.get('o'));
-    },
-  },
-];
+const PENDING_FIXES: readonly Pending[] = [];
 
 // ====================================================================== a seeded generator
 

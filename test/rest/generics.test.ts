@@ -418,12 +418,12 @@ for (const transport of TRANSPORTS) {
       const r = await call(`${s.origin}/v1/linked/?page=2`);
       assert.equal(
         r.headers.get('link'),
-        `<${s.origin}/v1/linked/?page=3>; rel="next", <${s.origin}/v1/linked/>; rel="prev", <https://example.com/v1>; rel="deprecation"; type="text/html"`,
+        `<${s.origin}/v1/linked/?page=3>; rel="next", <${s.origin}/v1/linked/>; rel="prev", <${s.origin}/v1/linked/>; rel="first", <${s.origin}/v1/linked/?page=3>; rel="last", <https://example.com/v1>; rel="deprecation"; type="text/html"`,
       );
       const v2 = await call(`${s.origin}/v2/linked/?page=2`);
       assert.equal(
         v2.headers.get('link'),
-        `<${s.origin}/v2/linked/?page=3>; rel="next", <${s.origin}/v2/linked/>; rel="prev"`,
+        `<${s.origin}/v2/linked/?page=3>; rel="next", <${s.origin}/v2/linked/>; rel="prev", <${s.origin}/v2/linked/>; rel="first", <${s.origin}/v2/linked/?page=3>; rel="last"`,
       );
     });
 

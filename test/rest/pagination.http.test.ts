@@ -411,12 +411,16 @@ for (const transport of TRANSPORTS) {
     test('LinkHeaderPagination: the Link header, bare body', async () => {
       const mid = await call(`${s.origin}/linked/?page=2`);
       assert.equal(mid.status, 200);
-      assert.equal(mid.headers.get('link'), `<${u('/linked/?page=3')}>; rel="next", <${u('/linked/')}>; rel="prev"`);
+      const firstLast = `<${u('/linked/')}>; rel="first", <${u('/linked/?page=4')}>; rel="last"`;
+      assert.equal(
+        mid.headers.get('link'),
+        `<${u('/linked/?page=3')}>; rel="next", <${u('/linked/')}>; rel="prev", ${firstLast}`,
+      );
       assert.deepEqual(mid.body, [6, 7, 8, 9, 10]);
       const first = await call(`${s.origin}/linked/`);
-      assert.equal(first.headers.get('link'), `<${u('/linked/?page=2')}>; rel="next"`);
+      assert.equal(first.headers.get('link'), `<${u('/linked/?page=2')}>; rel="next", ${firstLast}`);
       const last = await call(`${s.origin}/linked/?page=last`);
-      assert.equal(last.headers.get('link'), `<${u('/linked/?page=3')}>; rel="prev"`);
+      assert.equal(last.headers.get('link'), `<${u('/linked/?page=3')}>; rel="prev", ${firstLast}`);
       assert.deepEqual(last.body, [16, 17, 18, 19, 20]);
       const bad = await call(`${s.origin}/linked/?page=9`);
       assert.equal(bad.status, 404);

@@ -8,6 +8,7 @@ documents (their routes exist, for the root's links, but answer 404).
 from rest_framework import generics
 from rest_framework.exceptions import NotFound
 from rest_framework.filters import OrderingFilter
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.pagination import CursorPagination, LimitOffsetPagination, PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
@@ -55,7 +56,7 @@ class OrderableCursor(CursorPagination):
 
 
 class LinkPagination(PageNumberPagination):
-    """The links in a Link header, the bare page as the body (DRF's documented custom style)."""
+    """The links in a Link header, the bare page as the body (DRF's documented custom style, plus first and last)."""
 
     page_size = 10
     page_size_query_param = 'page_size'
@@ -69,6 +70,14 @@ class LinkPagination(PageNumberPagination):
             links.append('<%s>; rel="next"' % next_url)
         if previous_url is not None:
             links.append('<%s>; rel="prev"' % previous_url)
+        if links:
+            # RFC 8288 first and last, as eventide's LinkHeaderPagination adds them.
+            url = self.request.build_absolute_uri()
+            links.append('<%s>; rel="first"' % remove_query_param(url, self.page_query_param))
+            last = self.page.paginator.num_pages
+            last_url = (remove_query_param(url, self.page_query_param) if last == 1
+                        else replace_query_param(url, self.page_query_param, last))
+            links.append('<%s>; rel="last"' % last_url)
         return Response(data, headers={'Link': ', '.join(links)} if links else None)
 
 

@@ -148,10 +148,10 @@ export class LimitOffsetPagination extends BasePagination {
 
   /** An offset beyond 2^53 - 1 exactly: the client's text when it reads as this offset, else the number's value. */
   #exactOffset(request: Request, offset: number): bigint | null {
-    if (!Number.isFinite(offset)) return null;
     const raw = request.query.get(this.offsetQueryParam);
     const exact = raw === null ? null : pyIntBig(raw);
-    return exact !== null && Number(exact) === offset ? exact : BigInt(offset);
+    if (exact !== null && Number(exact) === offset) return exact;
+    return Number.isFinite(offset) ? BigInt(offset) : null;
   }
 
   override getPaginatedResponse(data: unknown[]): Response {
@@ -247,26 +247,38 @@ export class LimitOffsetPagination extends BasePagination {
     ];
   }
 
-  override getPaginatedResponseSchema(schema: JsonSchema): JsonSchema {
-    return {
-      type: 'object',
-      required: ['count', 'results'],
-      properties: {
-        count: { type: 'integer', example: 123 },
-        next: {
-          type: 'string',
-          nullable: true,
-          format: 'uri',
-          example: `http://api.example.org/accounts/?${this.offsetQueryParam}=400&${this.limitQueryParam}=100`,
-        },
-        previous: {
-          type: 'string',
-          nullable: true,
-          format: 'uri',
-          example: `http://api.example.org/accounts/?${this.offsetQueryParam}=200&${this.limitQueryParam}=100`,
-        },
-        results: schema,
-      },
-    };
+  /**
+   * The response schema of a page: `{count, next, previous, results}`
+   * (no `count` when `includeCount` is false), `next` and `previous` a URI
+   * or `null` (JSON Schema 2020-12 type arrays). With `options.url` (the
+   * endpoint's URL, as the OpenAPI generator passes it), the links have
+   * examples of that endpoint (`<url>?limit=100&offset=400` and `offset=200`,
+   * the limit being `defaultLimit` when set).
+   */
+  override getPaginatedResponseSchema(schema: JsonSchema, options: { url?: string | null } = {}): JsonSchema {
+    const url = options.url ?? null;
+    const limit = typeof this.defaultLimit === 'number' && this.defaultLimit > 0 ? this.defaultLimit : 100;
+    const link = (offset: number): JsonSchema =>
+      url === null
+        ? { type: ['string', 'null'], format: 'uri' }
+        : {
+            type: ['string', 'null'],
+            format: 'uri',
+            examples: [
+              replaceQueryParam(
+                replaceQueryParam(url, this.limitQueryParam, limit),
+                this.offsetQueryParam,
+                offset * limit,
+              ),
+            ],
+          };
+    const links = { next: link(4), previous: link(2), results: schema };
+    return this.includeCount
+      ? {
+          type: 'object',
+          required: ['count', 'results'],
+          properties: { count: { type: 'integer', examples: [123] }, ...links },
+        }
+      : { type: 'object', required: ['results'], properties: links };
   }
 }

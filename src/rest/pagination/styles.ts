@@ -12,30 +12,66 @@ import { Response } from '../response.js';
 import type { JsonSchema } from './base.js';
 import { CursorPagination } from './cursor.js';
 import { PageNumberPagination } from './page-number.js';
+import { removeQueryParam, replaceQueryParam } from '../query.js';
 
 /**
  * Page-number pagination with the links in a `Link` response header
- * (`<next>; rel="next", <previous>; rel="prev"`) and the bare page as the
- * body. No header is sent when there is neither a next nor a previous page.
+ * (RFC 8288) and the bare page as the body: `next` and `prev` where they
+ * exist, then `first` and `last` (`last` only when the list is counted; see
+ * `includeCount`). No header is sent for a list of one page. With
+ * `totalCountHeader` set (`'X-Total-Count'`), the count is sent in that
+ * header too.
+ *
+ * ```http
+ * GET /link/items/?page=2 HTTP/1.1
+ *
+ * HTTP/1.1 200 OK
+ * Link: <http://127.0.0.1:8000/link/items/?page=3>; rel="next", <http://127.0.0.1:8000/link/items/>; rel="prev", <http://127.0.0.1:8000/link/items/>; rel="first", <http://127.0.0.1:8000/link/items/?page=100>; rel="last"
+ * X-Total-Count: 1000
+ *
+ * [{"id": 11, ...}, ...]
+ * ```
  * @example
  * ```ts
- * class Items extends LinkHeaderPagination { override pageSize = 10; }
- * // GET /items/?page=2 -> Link: <http://h/items/?page=3>; rel="next", <http://h/items/>; rel="prev"
+ * class Items extends LinkHeaderPagination {
+ *   override pageSize = 10;
+ *   override totalCountHeader = 'X-Total-Count';
+ * }
  * ```
  */
 export class LinkHeaderPagination extends PageNumberPagination {
+  /** A response header carrying the total count (`'X-Total-Count'`), or `null` (the default) for none. */
+  totalCountHeader: string | null = null;
+
   override getPaginatedResponse(data: unknown[]): Response {
     const next = this.getNextLink();
     const previous = this.getPreviousLink();
     const links: string[] = [];
     if (next !== null) links.push(`<${next}>; rel="next"`);
     if (previous !== null) links.push(`<${previous}>; rel="prev"`);
+    const page = this.page;
+    const request = this.request;
+    if (links.length > 0 && request !== null) {
+      const url = request.buildAbsoluteUri();
+      links.push(`<${removeQueryParam(url, this.pageQueryParam)}>; rel="first"`);
+      if (page !== null) {
+        const last = page.numPages;
+        links.push(
+          `<${last === 1 ? removeQueryParam(url, this.pageQueryParam) : replaceQueryParam(url, this.pageQueryParam, last)}>; rel="last"`,
+        );
+      }
+    }
     const response = new Response(data);
     if (links.length > 0) response.setHeader('Link', links.join(', '));
+    if (this.totalCountHeader !== null && page !== null) response.setHeader(this.totalCountHeader, String(page.count));
     return response;
   }
 
-  override getPaginatedResponseSchema(schema: JsonSchema): JsonSchema {
+  /**
+   * The bare page: the results list's schema. The links are in the `Link`
+   * header, which the OpenAPI document declares on the response.
+   */
+  override getPaginatedResponseSchema(schema: JsonSchema, _options: { url?: string | null } = {}): JsonSchema {
     return schema;
   }
 }
@@ -58,14 +94,20 @@ export class EnvelopePagination extends PageNumberPagination {
     });
   }
 
-  override getPaginatedResponseSchema(schema: JsonSchema): JsonSchema {
-    const base = super.getPaginatedResponseSchema(schema) as { properties: Record<string, JsonSchema> };
+  /** `{links: {next, previous}, count, results}`, the links as {@link PageNumberPagination}'s (with their examples). */
+  override getPaginatedResponseSchema(schema: JsonSchema, options: { url?: string | null } = {}): JsonSchema {
+    const base = super.getPaginatedResponseSchema(schema, options) as { properties: Record<string, JsonSchema> };
     return {
       type: 'object',
-      required: ['count', 'results'],
+      required: ['links', 'count', 'results'],
       properties: {
-        links: { type: 'object', properties: { next: base.properties['next'], previous: base.properties['previous'] } },
-        count: base.properties['count'],
+        links: {
+          type: 'object',
+          required: ['next', 'previous'],
+          properties: { next: base.properties['next'], previous: base.properties['previous'] },
+        },
+        // The envelope always counts (0 without a page).
+        count: base.properties['count'] ?? { type: 'integer', examples: [123] },
         results: schema,
       },
     };

@@ -25,12 +25,12 @@ export interface PathConverter {
   toUrl(value: unknown): string;
 }
 
+/** `int`: any digits, as Django's; a number, or a bigint beyond 2^53 (a lookup out of the column's range is a 404). */
 const intConverter: PathConverter = {
   regex: '[0-9]+',
   toValue(s) {
     const n = Number(s);
-    if (!Number.isSafeInteger(n)) throw new RangeError(`${s} is beyond the safe integer range`);
-    return n;
+    return Number.isSafeInteger(n) ? n : BigInt(s);
   },
   toUrl: (v) => String(v),
 };

@@ -14,26 +14,20 @@ const ids = (page: Row[] | null): number[] | null => (page === null ? null : pag
 
 for (const target of ARRAY_TARGETS) limitOffsetReferenceCases(target);
 
-test('8.3 schema of the paginated response (main) and parameters', () => {
+test('8.3 schema of the paginated response (main: type arrays, examples of the given URL) and parameters', () => {
   const p = new LimitOffsetPagination();
   assert.equal(
-    JSON.stringify(p.getPaginatedResponseSchema({ type: 'string' })),
+    JSON.stringify(p.getPaginatedResponseSchema({ type: 'string' }, { url: 'http://testserver/items/' })),
     JSON.stringify({
       type: 'object',
       required: ['count', 'results'],
       properties: {
-        count: { type: 'integer', example: 123 },
-        next: {
-          type: 'string',
-          nullable: true,
-          format: 'uri',
-          example: 'http://api.example.org/accounts/?offset=400&limit=100',
-        },
+        count: { type: 'integer', examples: [123] },
+        next: { type: ['string', 'null'], format: 'uri', examples: ['http://testserver/items/?limit=100&offset=400'] },
         previous: {
-          type: 'string',
-          nullable: true,
+          type: ['string', 'null'],
           format: 'uri',
-          example: 'http://api.example.org/accounts/?offset=200&limit=100',
+          examples: ['http://testserver/items/?limit=100&offset=200'],
         },
         results: { type: 'string' },
       },
@@ -198,4 +192,16 @@ test('custom parameter names', async () => {
     p.getSchemaOperationParameters().map((x) => x.name),
     ['n', 'skip'],
   );
+});
+
+test('an offset beyond any double (400 digits) keeps DRF exact integer links, never Infinity', async () => {
+  const big = '9'.repeat(400);
+  const p = new LimitOffsetPagination();
+  p.defaultLimit = 10;
+  assert.deepEqual(await p.paginateQueryset(rows(5), req(`/items/?offset=${big}`)), []);
+  assert.equal(p.getNextLink(), null);
+  assert.equal(p.getPreviousLink(), `http://testserver/items/?limit=10&offset=${BigInt(big) - 10n}`);
+  const html = p.getHtmlContext();
+  assert.ok(html.page_links?.every((l) => l.url === null || !l.url.includes('Infinity')));
+  assert.doesNotMatch(JSON.stringify(html), /Infinity|NaN/);
 });

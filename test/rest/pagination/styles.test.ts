@@ -31,11 +31,11 @@ async function respond(p: BasePagination, data: object[], target: string) {
   return p.getPaginatedResponse(page!.map((r) => (r as { id: number }).id));
 }
 
-test('Link header: both links (next first, then prev)', async () => {
+test('Link header: next, prev, then first and last (RFC 8288)', async () => {
   const r = await respond(new Linked(), rows(20), '/items/?page=2');
   assert.equal(
     r.getHeader('Link'),
-    '<http://testserver/items/?page=3>; rel="next", <http://testserver/items/>; rel="prev"',
+    '<http://testserver/items/?page=3>; rel="next", <http://testserver/items/>; rel="prev", <http://testserver/items/>; rel="first", <http://testserver/items/?page=4>; rel="last"',
   );
   assert.deepEqual(r.data, [6, 7, 8, 9, 10]);
   assert.equal(r.status, 200);
@@ -43,14 +43,42 @@ test('Link header: both links (next first, then prev)', async () => {
 
 test('Link header: only next', async () => {
   const r = await respond(new Linked(), rows(20), '/items/');
-  assert.equal(r.getHeader('Link'), '<http://testserver/items/?page=2>; rel="next"');
+  assert.equal(
+    r.getHeader('Link'),
+    '<http://testserver/items/?page=2>; rel="next", <http://testserver/items/>; rel="first", <http://testserver/items/?page=4>; rel="last"',
+  );
   assert.deepEqual(r.data, [1, 2, 3, 4, 5]);
 });
 
 test('Link header: only previous', async () => {
   const r = await respond(new Linked(), rows(20), '/items/?page=last');
-  assert.equal(r.getHeader('Link'), '<http://testserver/items/?page=3>; rel="prev"');
+  assert.equal(
+    r.getHeader('Link'),
+    '<http://testserver/items/?page=3>; rel="prev", <http://testserver/items/>; rel="first", <http://testserver/items/?page=4>; rel="last"',
+  );
   assert.deepEqual(r.data, [16, 17, 18, 19, 20]);
+});
+
+test('Link header: X-Total-Count when asked for, even on a single page; no last without a count', async () => {
+  class Counted extends Linked {
+    override totalCountHeader = 'X-Total-Count';
+  }
+  const r = await respond(new Counted(), rows(20), '/items/?page=2&q=1');
+  assert.equal(r.getHeader('X-Total-Count'), '20');
+  assert.match(r.getHeader('Link') ?? '', /<http:\/\/testserver\/items\/\?page=4&q=1>; rel="last"$/);
+  const one = await respond(new Counted(), rows(3), '/items/');
+  assert.equal(one.getHeader('X-Total-Count'), '3');
+  assert.equal(one.hasHeader('Link'), false);
+  assert.equal((await respond(new Linked(), rows(20), '/items/')).hasHeader('X-Total-Count'), false);
+  class Uncounted extends Counted {
+    override includeCount = false;
+  }
+  const u = await respond(new Uncounted(), rows(20), '/items/?page=2');
+  assert.equal(
+    u.getHeader('Link'),
+    '<http://testserver/items/?page=3>; rel="next", <http://testserver/items/>; rel="prev", <http://testserver/items/>; rel="first"',
+  );
+  assert.equal(u.hasHeader('X-Total-Count'), false);
 });
 
 test('Link header: no links, no header', async () => {
@@ -86,24 +114,20 @@ test('envelope: {links: {next, previous}, count, results}', async () => {
       results: [6, 7, 8, 9, 10],
     }),
   );
-  const schema = p.getPaginatedResponseSchema({ type: 'array' });
+  const schema = p.getPaginatedResponseSchema({ type: 'array' }, { url: 'http://testserver/items/' });
   assert.deepEqual(schema, {
     type: 'object',
-    required: ['count', 'results'],
+    required: ['links', 'count', 'results'],
     properties: {
       links: {
         type: 'object',
+        required: ['next', 'previous'],
         properties: {
-          next: { type: 'string', nullable: true, format: 'uri', example: 'http://api.example.org/accounts/?page=4' },
-          previous: {
-            type: 'string',
-            nullable: true,
-            format: 'uri',
-            example: 'http://api.example.org/accounts/?page=2',
-          },
+          next: { type: ['string', 'null'], format: 'uri', examples: ['http://testserver/items/?page=4'] },
+          previous: { type: ['string', 'null'], format: 'uri', examples: ['http://testserver/items/?page=2'] },
         },
       },
-      count: { type: 'integer', example: 123 },
+      count: { type: 'integer', examples: [123] },
       results: { type: 'array' },
     },
   });

@@ -504,6 +504,14 @@ export interface Settings {
   readonly MAX_PAGE_SIZE: number | null;
   /** The largest `?limit=` on every limit/offset class that sets no `maxLimit` of its own; `null` means no cap. */
   readonly MAX_LIMIT: number | null;
+  /**
+   * A secret that signs cursor tokens (`CursorPagination`,
+   * `KeysetPagination`): each token then carries an HMAC bound to the path
+   * and the query parameters other than the cursor and page size, and a
+   * tampered or foreign token answers 404 `Invalid cursor`. `null` (the
+   * default): DRF's unsigned tokens. At least 32 characters.
+   */
+  readonly CURSOR_SIGNING_KEY: string | null;
   /** Identifiers of configuration checks not to report (`'W001'`: `PAGE_SIZE` without `DEFAULT_PAGINATION_CLASS`). */
   readonly SILENCED_CHECKS: readonly string[];
   /** Versioning scheme used globally; `null` (the default) turns versioning off. */

@@ -37,6 +37,7 @@ const KEYS: readonly (keyof Settings)[] = [
   'MAX_PAGE_SIZE',
   'MAX_LIMIT',
   'SILENCED_CHECKS',
+  'CURSOR_SIGNING_KEY',
   'DEFAULT_VERSIONING_CLASS',
   'DEFAULT_VERSION',
   'ALLOWED_VERSIONS',
@@ -98,6 +99,7 @@ export function createSettings(input: SettingsInput = {}): Settings {
     MAX_PAGE_SIZE: input.MAX_PAGE_SIZE ?? null,
     MAX_LIMIT: input.MAX_LIMIT ?? null,
     SILENCED_CHECKS: Object.freeze([...(input.SILENCED_CHECKS ?? [])]),
+    CURSOR_SIGNING_KEY: input.CURSOR_SIGNING_KEY ?? null,
     DEFAULT_VERSIONING_CLASS: input.DEFAULT_VERSIONING_CLASS ?? null,
     DEFAULT_VERSION: input.DEFAULT_VERSION ?? null,
     ALLOWED_VERSIONS: input.ALLOWED_VERSIONS ?? null,
@@ -136,6 +138,16 @@ export function createSettings(input: SettingsInput = {}): Settings {
   for (const key of ['MAX_PAGE_SIZE', 'MAX_LIMIT'] as const) {
     const v = s[key];
     if (v !== null && !(Number.isSafeInteger(v) && v > 0)) bad(key, 'a positive integer or null', v);
+  }
+  const signingKey: unknown = s.CURSOR_SIGNING_KEY;
+  if (signingKey !== null) {
+    // The key itself never appears in the message.
+    if (typeof signingKey !== 'string')
+      bad('CURSOR_SIGNING_KEY', 'a secret string of at least 32 characters, or null', typeof signingKey);
+    else if (signingKey.length < 32)
+      throw new ImproperlyConfigured(
+        `CURSOR_SIGNING_KEY must be a secret string of at least 32 characters, not one of ${signingKey.length}.`,
+      );
   }
   const silenced: unknown = input.SILENCED_CHECKS ?? [];
   if (!Array.isArray(silenced) || !silenced.every((c) => typeof c === 'string'))

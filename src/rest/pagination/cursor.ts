@@ -11,6 +11,7 @@ import { encodeComponent, parseQuery, positiveInt, pyIntBig, replaceQueryParam }
 import type { Request } from '../request.js';
 import { Response } from '../response.js';
 import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
+import { cursorBinding, signCursorToken, verifyCursorToken } from './signing.js';
 import { PREVIOUS_AND_NEXT_TEMPLATE, type PaginationTemplate } from './html.js';
 import { resolvePageSize } from './page-number.js';
 
@@ -249,8 +250,13 @@ export class CursorPagination extends BasePagination {
 
   /** The cursor of the request, `null` when the parameter is absent; a bad token raises 404 `Invalid cursor`. */
   decodeCursor(request: Request): Cursor | null {
-    const token = request.query.get(this.cursorQueryParam);
+    let token = request.query.get(this.cursorQueryParam);
     if (token === null) return null;
+    const key = request.settings.CURSOR_SIGNING_KEY;
+    if (key !== null) {
+      token = verifyCursorToken(token, key, cursorBinding(request, [this.cursorQueryParam, this.pageSizeQueryParam]));
+      if (token === null) throw new NotFound(this.invalidCursorMessage);
+    }
     const cursor = decodeCursorToken(token, this.offsetCutoff);
     if (cursor === null) throw new NotFound(this.invalidCursorMessage);
     return cursor;
@@ -258,7 +264,16 @@ export class CursorPagination extends BasePagination {
 
   /** The absolute URL of `cursor` (the current URL with the cursor parameter replaced). */
   encodeCursor(cursor: Cursor): string {
-    return replaceQueryParam(this.#current().baseUrl, this.cursorQueryParam, encodeCursorToken(cursor));
+    return replaceQueryParam(this.#current().baseUrl, this.cursorQueryParam, this.#token(cursor));
+  }
+
+  /** DRF's token of `cursor`, signed when the API has a `CURSOR_SIGNING_KEY`. */
+  #token(cursor: Cursor): string {
+    const token = encodeCursorToken(cursor);
+    const request = this.#current().request;
+    const key = request.settings.CURSOR_SIGNING_KEY;
+    if (key === null) return token;
+    return signCursorToken(token, key, cursorBinding(request, [this.cursorQueryParam, this.pageSizeQueryParam]));
   }
 
   override async paginateQueryset<Row extends object>(
@@ -342,13 +357,13 @@ export class CursorPagination extends BasePagination {
    */
   getNextCursor(): string | null {
     const c = this.#nextCursor();
-    return c === null ? null : encodeCursorToken(c);
+    return c === null ? null : this.#token(c);
   }
 
   /** The token of the previous page, or `null` (see {@link getNextCursor}). */
   getPreviousCursor(): string | null {
     const c = this.#previousCursor();
-    return c === null ? null : encodeCursorToken(c);
+    return c === null ? null : this.#token(c);
   }
 
   #nextCursor(): Cursor | null {
@@ -461,23 +476,28 @@ export class CursorPagination extends BasePagination {
     return params;
   }
 
-  override getPaginatedResponseSchema(schema: JsonSchema): JsonSchema {
+  /**
+   * The response schema of a page: `{next, previous, results}`, the links a
+   * URI or `null` (JSON Schema 2020-12 type arrays). With `options.url` (the
+   * endpoint's URL, as the OpenAPI generator passes it), the links have
+   * examples of that endpoint carrying real cursor tokens.
+   */
+  override getPaginatedResponseSchema(schema: JsonSchema, options: { url?: string | null } = {}): JsonSchema {
+    const url = options.url ?? null;
+    const link = (cursor: Cursor): JsonSchema =>
+      url === null
+        ? { type: ['string', 'null'], format: 'uri' }
+        : {
+            type: ['string', 'null'],
+            format: 'uri',
+            examples: [replaceQueryParam(url, this.cursorQueryParam, encodeCursorToken(cursor))],
+          };
     return {
       type: 'object',
       required: ['results'],
       properties: {
-        next: {
-          type: 'string',
-          nullable: true,
-          format: 'uri',
-          example: `http://api.example.org/accounts/?${this.cursorQueryParam}=cD00ODY%3D"`,
-        },
-        previous: {
-          type: 'string',
-          nullable: true,
-          format: 'uri',
-          example: `http://api.example.org/accounts/?${this.cursorQueryParam}=cj0xJnA9NDg3`,
-        },
+        next: link({ offset: 0, reverse: false, position: '486' }),
+        previous: link({ offset: 0, reverse: true, position: '487' }),
         results: schema,
       },
     };

@@ -13,6 +13,7 @@ import type { Request } from '../request.js';
 import { Response } from '../response.js';
 import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
 import { cursorOrdering, invertTerm } from './cursor.js';
+import { cursorBinding, signCursorToken, verifyCursorToken } from './signing.js';
 import { PREVIOUS_AND_NEXT_TEMPLATE, type PaginationTemplate } from './html.js';
 import { resolvePageSize } from './page-number.js';
 
@@ -164,16 +165,31 @@ export class KeysetPagination extends BasePagination {
 
   /** The cursor of the request, `null` without one; a token that cannot be read raises 404 `Invalid cursor`. */
   decodeCursor(request: Request): KeysetCursor | null {
-    const token = request.query.get(this.cursorQueryParam);
+    let token = request.query.get(this.cursorQueryParam);
     if (token === null) return null;
+    const key = request.settings.CURSOR_SIGNING_KEY;
+    if (key !== null) {
+      token = verifyCursorToken(token, key, this.#binding(request));
+      if (token === null) throw new NotFound(this.invalidCursorMessage);
+    }
     const cursor = decodeKeysetToken(token);
     if (cursor === null) throw new NotFound(this.invalidCursorMessage);
     return cursor;
   }
 
-  /** The token of `cursor`; override together with {@link decodeCursor} for another format. */
+  /**
+   * The token of `cursor`, signed when the API has a `CURSOR_SIGNING_KEY`;
+   * override together with {@link decodeCursor} for another format.
+   */
   encodeCursor(cursor: KeysetCursor): string {
-    return encodeKeysetToken(cursor);
+    const token = encodeKeysetToken(cursor);
+    const request = this.#state?.request;
+    const key = request?.settings.CURSOR_SIGNING_KEY ?? null;
+    return request === undefined || key === null ? token : signCursorToken(token, key, this.#binding(request));
+  }
+
+  #binding(request: Request): string {
+    return cursorBinding(request, [this.cursorQueryParam, this.pageSizeQueryParam]);
   }
 
   /** Whether a next page exists (after {@link paginateQueryset}). */
@@ -341,13 +357,28 @@ export class KeysetPagination extends BasePagination {
     return params;
   }
 
-  override getPaginatedResponseSchema(schema: JsonSchema): JsonSchema {
+  /**
+   * The response schema of a page: `{next, previous, results}`, the links a
+   * URI or `null` (JSON Schema 2020-12 type arrays). With `options.url` (the
+   * endpoint's URL, as the OpenAPI generator passes it), the links have
+   * examples of that endpoint carrying real keyset tokens.
+   */
+  override getPaginatedResponseSchema(schema: JsonSchema, options: { url?: string | null } = {}): JsonSchema {
+    const url = options.url ?? null;
+    const link = (cursor: KeysetCursor): JsonSchema =>
+      url === null
+        ? { type: ['string', 'null'], format: 'uri' }
+        : {
+            type: ['string', 'null'],
+            format: 'uri',
+            examples: [replaceQueryParam(url, this.cursorQueryParam, encodeKeysetToken(cursor))],
+          };
     return {
       type: 'object',
       required: ['results'],
       properties: {
-        next: { type: ['string', 'null'], format: 'uri' },
-        previous: { type: ['string', 'null'], format: 'uri' },
+        next: link({ values: ['486'], reverse: false }),
+        previous: link({ values: ['477'], reverse: true }),
         results: schema,
       },
     };

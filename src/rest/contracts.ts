@@ -430,11 +430,20 @@ export interface FilterBackend {
 export type FilterBackendClass = new () => FilterBackend;
 
 /**
- * Per-version lifecycle headers: `Deprecation` (RFC 9745) and `Sunset`
- * (RFC 8594), with a `Link rel="deprecation"` to a page explaining it.
+ * The lifecycle of a version (`VERSION_LIFECYCLE`) or of one view (its
+ * `deprecation` attribute): `Deprecation` (RFC 9745) and `Sunset` (RFC 8594)
+ * headers, a `Link rel="deprecation"` to a page explaining it, a
+ * `Link rel="successor-version"` (RFC 5829) to what replaces it, and, opt-in,
+ * 410 Gone once the sunset has passed.
  * @example
  * ```ts
- * const v1: VersionLifecycle = { deprecation: new Date('2026-01-01'), sunset: new Date('2027-01-01'), link: 'https://example.com/v1-end' };
+ * const v1: VersionLifecycle = {
+ *   deprecation: new Date('2026-01-01'),
+ *   sunset: new Date('2027-01-01'),
+ *   link: 'https://example.com/v1-end',
+ *   successor: 'v2',
+ *   goneAfterSunset: true,
+ * };
  * ```
  */
 export interface VersionLifecycle {
@@ -444,6 +453,16 @@ export interface VersionLifecycle {
   sunset?: Date;
   /** A page describing the deprecation (sent as `Link: <...>; rel="deprecation"`). */
   link?: string;
+  /**
+   * What replaces it, sent as `Link: <url>; rel="successor-version"`: for a
+   * version, the successor version (the URL is the same route reversed in
+   * that version; schemes whose URLs do not carry the version, Accept
+   * header, custom header and host name, send no such link); for a view,
+   * the URL name of the view that replaces it (reversed with the request).
+   */
+  successor?: string;
+  /** After `sunset`, answer 410 Gone (with the `Sunset` and successor links) instead of serving. Default false. */
+  goneAfterSunset?: boolean;
 }
 
 /**

@@ -53,6 +53,11 @@ export const REST_ERROR_CODES = {
     description: 'The request body has a Content-Type no parser of the view accepts.',
   },
   ERR_REST_REQUEST_TOO_LARGE: { status: 413, description: 'The request body is larger than the configured maximum.' },
+  ERR_REST_GONE: {
+    status: 410,
+    description:
+      'The version (or the endpoint) was retired: its sunset date has passed and it is configured to answer 410.',
+  },
   ERR_REST_SERVER: {
     status: 500,
     description:
@@ -300,6 +305,21 @@ export class RequestTooLarge extends APIException {
   constructor(limit: number, options: RestErrorOptions = {}) {
     super(`Request body larger than ${limit} bytes.`, { ...options, code: 'ERR_REST_REQUEST_TOO_LARGE' });
     this.name = 'RequestTooLarge';
+  }
+}
+
+/**
+ * 410: the version or endpoint was retired (its sunset date has passed and
+ * its lifecycle says `goneAfterSunset`).
+ * @example
+ * ```ts
+ * throw new Gone('Version "v1" was retired on Fri, 01 Jan 2027 00:00:00 GMT.');
+ * ```
+ */
+export class Gone extends APIException {
+  constructor(detail: ErrorDetail, options: RestErrorOptions = {}) {
+    super(detail, { ...options, code: 'ERR_REST_GONE' });
+    this.name = 'Gone';
   }
 }
 

@@ -3,8 +3,9 @@
  * `reverse()`, class-based and generic views, viewsets and routers, content
  * negotiation and renderers (JSON, browsable HTML), serializers, the five
  * versioning schemes, pagination (page number, limit/offset, cursor, custom
- * styles), filters, the in-memory data source (SQL sources are `eventide/sql`)
- * and OpenAPI documents, served on `EventHttp` or `node:http`.
+ * styles), filters, the in-memory data source (SQL sources are `eventide/sql`),
+ * OpenAPI documents and an interactive API reference page, served on
+ * `EventHttp` or `node:http`.
  *
  * @example
  * ```ts
@@ -59,6 +60,7 @@ export {
   NotAcceptable,
   UnsupportedMediaType,
   RequestTooLarge,
+  Gone,
   ImproperlyConfigured,
   NoReverseMatch,
   ConfigurationError,
@@ -167,6 +169,8 @@ export {
   type OpenApiOptions,
   type OpenApiDocument,
 } from './openapi.js';
+export { type PaginatedSchemaOptions, type SchemaPaginator } from './openapi-pagination.js';
+export { apiReferenceView, type ApiReferenceOptions } from './docs.js';
 export {
   INVALID_POSITION,
   type Queryset,

@@ -197,6 +197,16 @@ export function createSettings(input: SettingsInput = {}): Settings {
     if (life.sunset !== undefined && !(life.sunset instanceof Date && !Number.isNaN(life.sunset.getTime())))
       bad(`${key}.sunset`, 'a valid Date', life.sunset);
     if (life.link !== undefined && typeof life.link !== 'string') bad(`${key}.link`, 'a URL string', life.link);
+    if (life.successor !== undefined) {
+      if (typeof life.successor !== 'string' || life.successor === '')
+        bad(`${key}.successor`, 'a version string', life.successor);
+      else if (s.ALLOWED_VERSIONS !== null && !s.ALLOWED_VERSIONS.includes(life.successor))
+        bad(`${key}.successor`, 'one of ALLOWED_VERSIONS', life.successor);
+    }
+    if (life.goneAfterSunset !== undefined && typeof life.goneAfterSunset !== 'boolean')
+      bad(`${key}.goneAfterSunset`, 'a boolean', life.goneAfterSunset);
+    if (life.goneAfterSunset === true && life.sunset === undefined)
+      bad(`${key}.goneAfterSunset`, 'set only with a sunset date', true);
   }
   if (s.ALLOWED_VERSIONS) s.ALLOWED_VERSIONS = Object.freeze([...s.ALLOWED_VERSIONS]);
   return Object.freeze(s);

@@ -15,9 +15,11 @@ import type {
   RendererClass,
   Settings,
   VersioningClass,
+  VersionLifecycle,
   ViewFunction,
 } from './contracts.js';
 import { APIException, MethodNotAllowed } from './errors.js';
+import { addLifecycleHeaders, checkGone } from './lifecycle.js';
 import { logInternalError } from './log.js';
 import { selectRenderer } from './renderers.js';
 import { Response } from './response.js';
@@ -118,6 +120,13 @@ export class APIView {
   description = '';
   /** Leave this view out of generated OpenAPI documents. */
   excludeFromSchema = false;
+  /**
+   * This view's own lifecycle (deprecated, retired, replaced), whatever the
+   * version: `{ deprecation: new Date('2026-06-01'), sunset: ..., successor:
+   * 'items-v2' }` (the successor is a URL name). `null` (the default): none.
+   * Its headers join those of the version's `VERSION_LIFECYCLE`.
+   */
+  deprecation: VersionLifecycle | null = null;
   /** Suffix of the view name (viewsets: `List`, `Instance`). */
   suffix: string | null = null;
   /** The request being handled (set by `dispatch`). */
@@ -237,6 +246,7 @@ export class APIView {
   initial(request: Request): void {
     this.performContentNegotiation(request);
     this.determineVersion(request);
+    checkGone(request, this.deprecation);
   }
 
   /** Sets `request.acceptedRenderer` and `request.acceptedMediaType`. */
@@ -298,29 +308,9 @@ export class APIView {
       else response.setHeader(k, v);
     }
     const scheme = request.versioningScheme;
-    if (scheme !== null) {
-      if (scheme.varyHeaders.length) response.addVary(...scheme.varyHeaders);
-      if (request.version !== null) addLifecycleHeaders(response, request.settings, request.version);
-    }
+    if (scheme !== null && scheme.varyHeaders.length) response.addVary(...scheme.varyHeaders);
+    addLifecycleHeaders(response, request, this.deprecation);
     return response;
-  }
-}
-
-/** RFC 9745 `Deprecation`, RFC 8594 `Sunset`, and `Link rel="deprecation"` for a version. */
-function addLifecycleHeaders(response: Response, settings: Settings, version: string): void {
-  const life = settings.VERSION_LIFECYCLE[version];
-  if (life === undefined) return;
-  if (life.deprecation !== undefined) {
-    response.setHeader(
-      'Deprecation',
-      life.deprecation === true ? '@1' : `@${Math.floor(life.deprecation.getTime() / 1000)}`,
-    );
-  }
-  if (life.sunset !== undefined) response.setHeader('Sunset', life.sunset.toUTCString());
-  if (life.link !== undefined) {
-    const link = `<${life.link}>; rel="deprecation"; type="text/html"`;
-    const prev = response.getHeader('Link');
-    response.setHeader('Link', prev ? `${prev}, ${link}` : link);
   }
 }
 

@@ -46,6 +46,7 @@ test('every error class keeps code, status, name and cause', () => {
     new errors.NotAcceptable('x', { cause }),
     new errors.UnsupportedMediaType('text/csv', { cause }),
     new errors.RequestTooLarge(10, { cause }),
+    new errors.Gone('x', { cause }),
     new errors.APIException('x', { cause }),
     new errors.ImproperlyConfigured('x', { cause }),
     new errors.NoReverseMatch('x', { cause }),

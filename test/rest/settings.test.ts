@@ -81,3 +81,20 @@ test('PAGE_SIZE without DEFAULT_PAGINATION_CLASS is a normal setup (DRF): a W001
   assert.equal(s.MAX_LIMIT, 50);
   assert.equal(createSettings().MAX_PAGE_SIZE, null, "DRF's default: no cap");
 });
+
+test('VERSION_LIFECYCLE: successor among ALLOWED_VERSIONS, goneAfterSunset a boolean that needs a sunset', () => {
+  const ok = createSettings({
+    ALLOWED_VERSIONS: ['v1', 'v2'],
+    VERSION_LIFECYCLE: { v1: { sunset: new Date('2030-01-01'), successor: 'v2', goneAfterSunset: true } },
+  });
+  assert.equal(ok.VERSION_LIFECYCLE.v1?.successor, 'v2');
+  const fails = (life: object, re: RegExp) =>
+    assert.throws(
+      () => createSettings({ ALLOWED_VERSIONS: ['v1', 'v2'], VERSION_LIFECYCLE: { v1: life } }),
+      (e: unknown) => e instanceof Error && re.test(e.message),
+    );
+  fails({ successor: 'v9' }, /successor must be one of ALLOWED_VERSIONS/);
+  fails({ successor: 2 }, /successor must be a version string/);
+  fails({ goneAfterSunset: 'yes' }, /goneAfterSunset must be a boolean/);
+  fails({ goneAfterSunset: true }, /goneAfterSunset must be set only with a sunset date/);
+});

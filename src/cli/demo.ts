@@ -12,6 +12,7 @@ import { ListAPIView, RetrieveAPIView } from '../rest/generics.js';
 import { openApiView } from '../rest/openapi.js';
 import { CursorPagination } from '../rest/pagination/cursor.js';
 import { KeysetPagination } from '../rest/pagination/keyset.js';
+import { RelayConnectionPagination } from '../rest/pagination/relay.js';
 import { LimitOffsetPagination } from '../rest/pagination/limit-offset.js';
 import { PageNumberPagination } from '../rest/pagination/page-number.js';
 import { LinkHeaderPagination } from '../rest/pagination/styles.js';
@@ -106,6 +107,12 @@ class LimitPagination extends LimitOffsetPagination {
 class UncountedPagePagination extends PageNumberPagination {
   override pageSize = 10;
   override includeCount = false;
+}
+
+/** Relay connections (first/after, last/before, edges and pageInfo) over keyset cursors on price. */
+class RelayPricePagination extends RelayConnectionPagination {
+  override pageSize = 10;
+  override ordering = 'price';
 }
 
 /** Keyset cursors on a non-unique field: the primary key breaks ties, and walks never repeat or skip a row. */
@@ -221,6 +228,13 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     override serializerClass = ItemSerializer;
     override paginationClass = KeysetPricePagination;
   }
+  class CursorRelayItems extends ListAPIView {
+    override description =
+      'A Relay connection on price (id breaks ties): ?first=N&after=<cursor> forward, ?last=N&before=<cursor> backward (N at most 100); edges with a cursor per item, and pageInfo.';
+    override queryset = items;
+    override serializerClass = ItemSerializer;
+    override paginationClass = RelayPricePagination;
+  }
   class PageNocountItems extends ListAPIView {
     override description =
       'Page-number pagination without a count, ordered by id: no count query, no last page; one extra row tells whether a next page exists.';
@@ -281,6 +295,7 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     ['cursor-price', 'cursor-price-items'],
     ['cursor-ordering', 'cursor-ordering-items'],
     ['cursor-keyset', 'cursor-keyset-items'],
+    ['cursor-relay', 'cursor-relay-items'],
     ['page-nocount', 'page-nocount-items'],
     ['link', 'link-items'],
   ];
@@ -319,6 +334,7 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     path('cursor-price/items/', CursorPriceItems.asView(), { name: 'cursor-price-items' }),
     path('cursor-ordering/items/', CursorOrderingItems.asView(), { name: 'cursor-ordering-items' }),
     path('cursor-keyset/items/', CursorKeysetItems.asView(), { name: 'cursor-keyset-items' }),
+    path('cursor-relay/items/', CursorRelayItems.asView(), { name: 'cursor-relay-items' }),
     path('page-nocount/items/', PageNocountItems.asView(), { name: 'page-nocount-items' }),
     path('link/items/', LinkItems.asView(), { name: 'link-items' }),
     path('versioned/<str:version>/items/', VersionedItems.asView(), { name: 'versioned-item-list' }),

@@ -133,6 +133,7 @@ export {
   LimitOffsetPagination,
   CursorPagination,
   KeysetPagination,
+  RelayConnectionPagination,
   LinkHeaderPagination,
   EnvelopePagination,
   PaginateByMaxPagination,

@@ -125,6 +125,43 @@ for (const transport of TRANSPORTS) {
       assert.equal(big.body.results.length, 100);
     });
 
+    test('Relay connection: first/after forward and last/before back over 1,000 rows, every row once; 400 and 404 answers', async () => {
+      type Conn = {
+        edges: { cursor: string; node: Item }[];
+        pageInfo: {
+          hasNextPage: boolean;
+          hasPreviousPage: boolean;
+          startCursor: string | null;
+          endCursor: string | null;
+        };
+      };
+      const conn = async (q: string) => (await call(`${s.origin}/cursor-relay/items/${q}`)).body as Conn;
+      const want = Array.from({ length: ROWS }, (_, i) => demoItem(i + 1))
+        .sort(byPriceThenId)
+        .map((r) => r.id);
+      const forward: number[] = [];
+      let c = await conn('?first=100');
+      for (let i = 0; i < 20; i++) {
+        forward.push(...c.edges.map((e) => e.node.id));
+        if (!c.pageInfo.hasNextPage) break;
+        c = await conn(`?first=100&after=${c.pageInfo.endCursor}`);
+      }
+      assert.deepEqual(forward, want);
+      const back: number[][] = [];
+      c = await conn('?last=64');
+      for (let i = 0; i < 30; i++) {
+        back.unshift(c.edges.map((e) => e.node.id));
+        if (!c.pageInfo.hasPreviousPage) break;
+        c = await conn(`?last=64&before=${c.pageInfo.startCursor}`);
+      }
+      assert.deepEqual(back.flat(), want);
+      assert.equal((await conn('?first=1000')).edges.length, 100, 'MAX_PAGE_SIZE');
+      const both = await call(`${s.origin}/cursor-relay/items/?first=2&last=2`);
+      assert.deepEqual([both.status, both.body], [400, { last: ['Give "first" or "last", not both.'] }]);
+      const bad = await call(`${s.origin}/cursor-relay/items/?after=cD00ODY%3D`);
+      assert.deepEqual([bad.status, bad.body], [404, { detail: 'Invalid cursor' }]);
+    });
+
     test('page numbers without a count: no count, next by one extra row, ?page=last and past the end 404', async () => {
       const p2 = await get('/page-nocount/items/?page=2');
       assert.deepEqual(Object.keys(p2.body), ['next', 'previous', 'results']);

@@ -35,6 +35,7 @@ export {
 export { LimitOffsetPagination } from './limit-offset.js';
 export { CursorPagination, encodeCursorToken, decodeCursorToken, type Cursor } from './cursor.js';
 export { KeysetPagination, encodeKeysetToken, decodeKeysetToken, type KeysetCursor } from './keyset.js';
+export { RelayConnectionPagination } from './relay.js';
 export {
   getDisplayedPageNumbers,
   getPageLinks,

@@ -165,16 +165,26 @@ export class KeysetPagination extends BasePagination {
 
   /** The cursor of the request, `null` without one; a token that cannot be read raises 404 `Invalid cursor`. */
   decodeCursor(request: Request): KeysetCursor | null {
-    let token = request.query.get(this.cursorQueryParam);
-    if (token === null) return null;
+    const token = request.query.get(this.cursorQueryParam);
+    return token === null ? null : this.readToken(token, request);
+  }
+
+  /**
+   * A token read back (its signature checked when the API signs cursors);
+   * 404 `Invalid cursor` when it is not a token of this paginator.
+   */
+  protected readToken(token: string, request: Request): KeysetCursor {
+    let t: string | null = token;
     const key = request.settings.CURSOR_SIGNING_KEY;
-    if (key !== null) {
-      token = verifyCursorToken(token, key, this.#binding(request));
-      if (token === null) throw new NotFound(this.invalidCursorMessage);
-    }
-    const cursor = decodeKeysetToken(token);
+    if (key !== null) t = verifyCursorToken(token, key, this.#binding(request));
+    const cursor = t === null ? null : decodeKeysetToken(t);
     if (cursor === null) throw new NotFound(this.invalidCursorMessage);
     return cursor;
+  }
+
+  /** The query parameters that carry the cursor and the page size (left out of what a signed token is bound to). */
+  protected cursorParams(): (string | null)[] {
+    return [this.cursorQueryParam, this.pageSizeQueryParam];
   }
 
   /**
@@ -189,7 +199,12 @@ export class KeysetPagination extends BasePagination {
   }
 
   #binding(request: Request): string {
-    return cursorBinding(request, [this.cursorQueryParam, this.pageSizeQueryParam]);
+    return cursorBinding(request, this.cursorParams());
+  }
+
+  /** The rows of the current page, in list order (after {@link paginateQueryset}). */
+  get pageRows(): readonly object[] {
+    return this.#state?.page ?? [];
   }
 
   /** Whether a next page exists (after {@link paginateQueryset}). */

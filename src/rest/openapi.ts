@@ -4,12 +4,20 @@
  * For each route and method the document has an operation with its path
  * parameters, the pagination parameters and paginated response shape of list
  * endpoints (from the paginator's `getSchemaOperationParameters()` and
- * `getPaginatedResponseSchema()`), the filter backends' parameters, and the
- * serializer's fields as the response schema. Versioning is taken into
- * account (DRF's generator ignores it): URL-path routes appear with the
- * version substituted, namespace routes only in their version's document,
- * query, header and host schemes are described as a parameter or in the
- * description, and operations of a deprecated version are `deprecated`.
+ * `getPaginatedResponseSchema(schema, { url })`, `url` being the endpoint's
+ * own URL so that the link examples are real links of it), the response
+ * headers a paginator sends (the optional `getPaginatedResponseHeaders()`;
+ * `Link` for `LinkHeaderPagination`), the filter backends' parameters, and
+ * the serializer's fields as the response schema: one schema per serializer
+ * class in `components.schemas`, named after the class, that operations
+ * refer to with `$ref`. Schemas are JSON Schema 2020-12 (nullable values
+ * have type arrays such as `['string', 'null']`; no `nullable`). Versioning
+ * is taken into account (DRF's generator ignores it): URL-path routes appear
+ * with the version substituted, namespace routes only in their version's
+ * document, query, header and host schemes are described as a parameter or
+ * in the description. Operations of a deprecated version (a `deprecation`
+ * in `VERSION_LIFECYCLE`) and of a view with a `deprecation` of its own are
+ * `deprecated: true`. See docs/openapi.md.
  *
  * @module
  */
@@ -29,6 +37,7 @@ import {
 } from './versioning.js';
 import { APIView, apiView, HTTP_METHOD_NAMES } from './views.js';
 import { Response } from './response.js';
+import { paginatedResponse } from './openapi-pagination.js';
 
 /**
  * Options of {@link generateOpenApi}.
@@ -44,8 +53,15 @@ export interface OpenApiOptions {
   version?: string | null;
   /** `info.description`. */
   description?: string;
-  /** `servers[0].url`, when given. */
+  /** `servers[0].url`, when given; the link examples then start with it. */
   serverUrl?: string;
+  /**
+   * What the link examples (`next`/`previous` of a page, the `Link` header)
+   * start with when there is no `serverUrl` (`https://api.example.com`):
+   * {@link openApiView} sets it to the origin of the request that fetched the
+   * document. Without either the examples are paths.
+   */
+  exampleBaseUrl?: string;
 }
 
 /**
@@ -61,9 +77,14 @@ export interface OpenApiDocument {
   info: { title: string; version: string; description?: string };
   servers?: { url: string }[];
   paths: Record<string, Record<string, JsonSchema>>;
+  /** The serializers' schemas by name (the serializer class's name, made unique), referred to with `$ref`. */
+  components?: { schemas: Record<string, JsonSchema> };
 }
 
 type ViewClass = new () => APIView;
+
+/** The most documents {@link openApiView} keeps per API (versions times origins). */
+const MAX_CACHED_DOCUMENTS = 16;
 
 function fieldSchema(field: Field): JsonSchema {
   let s: JsonSchema;
@@ -97,6 +118,36 @@ export function serializerSchema(cls: { readonly fields: Readonly<Record<string,
   const out: JsonSchema = { type: 'object', properties };
   if (required.length) out.required = required;
   return out;
+}
+
+/**
+ * The serializers' schemas of one document (`components.schemas`): one per
+ * serializer class, named after the class (`ItemSerializer`), a number
+ * appended when another class has the same name (`ItemSerializer2`).
+ */
+class SchemaComponents {
+  readonly schemas: Record<string, JsonSchema> = {};
+  readonly #names = new Map<unknown, string>();
+
+  /** A `$ref` to the schema of `cls`, added on first use. */
+  ref(cls: typeof Serializer): JsonSchema {
+    let name = this.#names.get(cls);
+    if (name === undefined) {
+      const schema = serializerSchema(cls);
+      const base = cls.name.replace(/[^A-Za-z0-9._-]+/g, '_') || 'Serializer';
+      name = base;
+      for (let n = 2; Object.hasOwn(this.schemas, name) || name === '__proto__'; n++) name = `${base}${n}`;
+      this.#names.set(cls, name);
+      this.schemas[name] = schema;
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+}
+
+/** Whether the view says it is deprecated (its `deprecation` attribute, when it has one, is set). */
+function viewDeprecated(view: APIView): boolean {
+  const own = (view as { deprecation?: unknown }).deprecation;
+  return own !== undefined && own !== null && own !== false;
 }
 
 interface VersionPlacement {
@@ -245,6 +296,8 @@ export function generateOpenApi(
   const version = options.version === undefined ? settings.DEFAULT_VERSION : options.version;
   const lifecycle = version !== null ? settings.VERSION_LIFECYCLE[version] : undefined;
   const paths: OpenApiDocument['paths'] = {};
+  const components = new SchemaComponents();
+  const exampleBase = (options.serverUrl ?? options.exampleBaseUrl ?? '').replace(/\/+$/, '');
   const operationIds = new Set<string>();
   for (const route of api.urlconf.routes()) {
     if (/\.\{format\}\/?$/.test(route.route)) continue; // format-suffix twins (DRF leaves them out too)
@@ -281,6 +334,7 @@ export function generateOpenApi(
       if (description) op.description = description;
       const parameters: JsonSchema[] = [...pathParameters(route, placed.substituted), ...placed.parameters];
       let body: JsonSchema = {};
+      let headers: Record<string, JsonSchema> = {};
       if (view instanceof GenericAPIView) {
         let ser: JsonSchema = {};
         try {
@@ -293,7 +347,7 @@ export function generateOpenApi(
             /* keep serializerClass */
           }
           if (typeof sc === 'function' && sc.prototype instanceof Serializer)
-            ser = serializerSchema(sc as typeof Serializer);
+            ser = components.ref(sc as typeof Serializer);
         } catch {
           ser = {};
         }
@@ -304,7 +358,7 @@ export function generateOpenApi(
           if (pc !== null) {
             const paginator = new pc();
             parameters.push(...(paginator.getSchemaOperationParameters(view) as unknown as JsonSchema[]));
-            body = paginator.getPaginatedResponseSchema(list);
+            ({ schema: body, headers } = paginatedResponse(paginator, list, { url: exampleBase + placed.path }));
           } else body = list;
           for (const B of view.filterBackends ?? settings.DEFAULT_FILTER_BACKENDS) {
             const backend = new B() as {
@@ -318,13 +372,10 @@ export function generateOpenApi(
         }
       }
       if (parameters.length) op.parameters = parameters;
-      op.responses = {
-        [method === 'post' ? '201' : method === 'delete' ? '204' : '200']: {
-          description: '',
-          content: { 'application/json': { schema: body } },
-        },
-      };
-      if (lifecycle?.deprecation !== undefined) op.deprecated = true;
+      const response: JsonSchema = { description: '', content: { 'application/json': { schema: body } } };
+      if (Object.keys(headers).length > 0) response.headers = headers;
+      op.responses = { [method === 'post' ? '201' : method === 'delete' ? '204' : '200']: response };
+      if (lifecycle?.deprecation !== undefined || viewDeprecated(view)) op.deprecated = true;
       (paths[placed.path] ??= {})[method] = op;
     }
   }
@@ -335,6 +386,7 @@ export function generateOpenApi(
   };
   if (options.description !== undefined) doc.info.description = options.description;
   if (options.serverUrl !== undefined) doc.servers = [{ url: options.serverUrl }];
+  if (Object.keys(components.schemas).length > 0) doc.components = { schemas: components.schemas };
   return doc;
 }
 
@@ -343,8 +395,11 @@ export function generateOpenApi(
  * fixed version, or, with `version` undefined, for the version of the
  * request as the API's versioning scheme determines it (so
  * `rePath('^(?P<version>v1|v2)/openapi.json$', openApiView())` serves each
- * version's document under URL-path versioning). Documents are built once
- * per API and version.
+ * version's document under URL-path versioning). The link examples of the
+ * document start with `serverUrl` when given, else with the origin of the
+ * request (`exampleBaseUrl`); `servers` is set only from `serverUrl`.
+ * Documents are built once per API, version and origin (a few origins per
+ * version are kept).
  * @example
  * ```ts
  * const urlpatterns = [
@@ -354,7 +409,7 @@ export function generateOpenApi(
  * ```
  */
 export function openApiView(options: OpenApiOptions = {}): ViewFunction {
-  const cache = new WeakMap<object, Map<string | null, OpenApiDocument>>();
+  const cache = new WeakMap<object, Map<string, OpenApiDocument>>();
   const fixed = options.version !== undefined;
   return apiView(
     ['GET'],
@@ -362,10 +417,16 @@ export function openApiView(options: OpenApiOptions = {}): ViewFunction {
       const api = request.api;
       if (api === null) return new Response({ detail: 'No API.' }, { status: 500 });
       const version = fixed ? (options.version as string | null) : request.version;
+      const base = options.serverUrl ?? options.exampleBaseUrl ?? request.buildAbsoluteUri('/').replace(/\/+$/, '');
       let docs = cache.get(api);
-      if (docs === undefined) cache.set(api, (docs = new Map<string | null, OpenApiDocument>()));
-      let doc = docs.get(version);
-      if (doc === undefined) docs.set(version, (doc = generateOpenApi(api, { ...options, version })));
+      if (docs === undefined) cache.set(api, (docs = new Map<string, OpenApiDocument>()));
+      const key = `${version ?? ''}\n${version === null ? 0 : 1}\n${base}`;
+      let doc = docs.get(key);
+      if (doc === undefined) {
+        // The Host header picks the origin: keep a bounded number of documents, dropping the oldest.
+        if (docs.size >= MAX_CACHED_DOCUMENTS) docs.delete(docs.keys().next().value as string);
+        docs.set(key, (doc = generateOpenApi(api, { ...options, version, exampleBaseUrl: base })));
+      }
       return new Response(doc);
     },
     // A fixed version needs no versioning; otherwise the API's scheme determines the request's version.

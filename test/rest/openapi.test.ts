@@ -171,62 +171,40 @@ const ORDERING = {
   schema: { type: 'string' },
 };
 
-function pageEnvelope(results: JsonSchema, param = 'page'): JsonSchema {
+/** A link of a page envelope: a URI or null (a JSON Schema 2020-12 type array), with the example of the endpoint's URL. */
+const link = (example: string): JsonSchema => ({ type: ['string', 'null'], format: 'uri', examples: [example] });
+
+function pageEnvelope(results: JsonSchema, url: string, param = 'page'): JsonSchema {
   return {
     type: 'object',
     required: ['count', 'results'],
     properties: {
-      count: { type: 'integer', example: 123 },
-      next: { type: 'string', nullable: true, format: 'uri', example: `http://api.example.org/accounts/?${param}=4` },
-      previous: {
-        type: 'string',
-        nullable: true,
-        format: 'uri',
-        example: `http://api.example.org/accounts/?${param}=2`,
-      },
+      count: { type: 'integer', examples: [123] },
+      next: link(`${url}?${param}=4`),
+      previous: link(`${url}?${param}=2`),
       results,
     },
   };
 }
-function limitEnvelope(results: JsonSchema): JsonSchema {
+function limitEnvelope(results: JsonSchema, url: string): JsonSchema {
   return {
     type: 'object',
     required: ['count', 'results'],
     properties: {
-      count: { type: 'integer', example: 123 },
-      next: {
-        type: 'string',
-        nullable: true,
-        format: 'uri',
-        example: 'http://api.example.org/accounts/?offset=400&limit=100',
-      },
-      previous: {
-        type: 'string',
-        nullable: true,
-        format: 'uri',
-        example: 'http://api.example.org/accounts/?offset=200&limit=100',
-      },
+      count: { type: 'integer', examples: [123] },
+      next: link(`${url}?limit=100&offset=400`),
+      previous: link(`${url}?limit=100&offset=200`),
       results,
     },
   };
 }
-function cursorEnvelope(results: JsonSchema): JsonSchema {
+function cursorEnvelope(results: JsonSchema, url: string): JsonSchema {
   return {
     type: 'object',
     required: ['results'],
     properties: {
-      next: {
-        type: 'string',
-        nullable: true,
-        format: 'uri',
-        example: 'http://api.example.org/accounts/?cursor=cD00ODY%3D"',
-      },
-      previous: {
-        type: 'string',
-        nullable: true,
-        format: 'uri',
-        example: 'http://api.example.org/accounts/?cursor=cj0xJnA9NDg3',
-      },
+      next: link(`${url}?cursor=cD00ODY%3D`),
+      previous: link(`${url}?cursor=cj0xJnA9NDg3`),
       results,
     },
   };
@@ -241,13 +219,33 @@ type Operation = {
   description?: string;
   summary: string;
 };
+/** The document of each operation op() returned (schemaOf() resolves the operation's `$ref`s in it). */
+const docOf = new WeakMap<object, OpenApiDocument>();
 const op = (doc: OpenApiDocument, p: string, method = 'get'): Operation => {
   const o = doc.paths[p]?.[method];
   assert.ok(o, `${method.toUpperCase()} ${p} in ${Object.keys(doc.paths).join(', ')}`);
+  docOf.set(o, doc);
   return o as unknown as Operation;
 };
+/** `schema` with every `$ref` to `components.schemas` of `doc` replaced by the schema it names. */
+function inlineRefs(doc: OpenApiDocument, schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map((x) => inlineRefs(doc, x));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string') {
+    const name = ref.replace('#/components/schemas/', '');
+    const target = doc.components?.schemas[name];
+    assert.ok(target, `${ref} resolves`);
+    return inlineRefs(doc, target);
+  }
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inlineRefs(doc, v)]));
+}
+/** The response schema of an operation, `$ref`s resolved. */
 const schemaOf = (o: Operation, status = '200'): JsonSchema =>
-  o.responses[status]?.content['application/json']?.schema ?? assert.fail(`no ${status} schema`);
+  inlineRefs(
+    docOf.get(o) as OpenApiDocument,
+    o.responses[status]?.content['application/json']?.schema ?? assert.fail(`no ${status} schema`),
+  ) as JsonSchema;
 
 /** Minimal structural validity, checked by hand. */
 function checkStructure(doc: OpenApiDocument): void {
@@ -355,8 +353,14 @@ test('URLPathVersioning: each document has its version substituted into the path
 
 test('URLPathVersioning: the serializer of each version (getSerializerClass() sees the version)', () => {
   const api = urlPathApi();
-  assert.deepEqual(schemaOf(op(generateOpenApi(api, { version: 'v1' }), '/v1/items/')), pageEnvelope(arrayOf(ITEM_V1)));
-  assert.deepEqual(schemaOf(op(generateOpenApi(api, { version: 'v2' }), '/v2/items/')), pageEnvelope(arrayOf(ITEM)));
+  assert.deepEqual(
+    schemaOf(op(generateOpenApi(api, { version: 'v1' }), '/v1/items/')),
+    pageEnvelope(arrayOf(ITEM_V1), '/v1/items/'),
+  );
+  assert.deepEqual(
+    schemaOf(op(generateOpenApi(api, { version: 'v2' }), '/v2/items/')),
+    pageEnvelope(arrayOf(ITEM), '/v2/items/'),
+  );
 });
 
 test('the unversioned document keeps {version} and declares it', () => {
@@ -391,9 +395,9 @@ test('pagination parameters of each list endpoint (reference section 6), then th
 
 test("paginated response schemas (reference section 6 main shapes) wrap the serializer's item schema", () => {
   const doc = generateOpenApi(urlPathApi(), { version: 'v2' });
-  assert.deepEqual(schemaOf(op(doc, '/v2/paged/')), pageEnvelope(arrayOf(ITEM)));
-  assert.deepEqual(schemaOf(op(doc, '/v2/limit/')), limitEnvelope(arrayOf(ITEM)));
-  assert.deepEqual(schemaOf(op(doc, '/v2/cursor/')), cursorEnvelope(arrayOf(ITEM)));
+  assert.deepEqual(schemaOf(op(doc, '/v2/paged/')), pageEnvelope(arrayOf(ITEM), '/v2/paged/'));
+  assert.deepEqual(schemaOf(op(doc, '/v2/limit/')), limitEnvelope(arrayOf(ITEM), '/v2/limit/'));
+  assert.deepEqual(schemaOf(op(doc, '/v2/cursor/')), cursorEnvelope(arrayOf(ITEM), '/v2/cursor/'));
   assert.deepEqual(schemaOf(op(doc, '/v2/flat/')), arrayOf(ITEM));
   assert.deepEqual(schemaOf(op(doc, '/v2/items/{pk}/')), ITEM);
   assert.deepEqual(serializerSchema(ItemSerializer), ITEM);
@@ -455,8 +459,8 @@ test("NamespaceVersioning: namespaced routes only in their version's document", 
     '/hello/',
   ]);
   assert.deepEqual(Object.keys(v2.paths), ['/v2/items/', '/v2/items/{pk}/', '/v2/extra/', '/hello/']);
-  assert.deepEqual(schemaOf(op(v1, '/v1/items/')), pageEnvelope(arrayOf(ITEM_V1)));
-  assert.deepEqual(schemaOf(op(v2, '/v2/items/')), pageEnvelope(arrayOf(ITEM)));
+  assert.deepEqual(schemaOf(op(v1, '/v1/items/')), pageEnvelope(arrayOf(ITEM_V1), '/v1/items/'));
+  assert.deepEqual(schemaOf(op(v2, '/v2/items/')), pageEnvelope(arrayOf(ITEM), '/v2/items/'));
 
   // Without ALLOWED_VERSIONS every namespace is a version: its first part.
   const open = build({});
@@ -553,7 +557,7 @@ test('viewsets behind a router: list is a list view, retrieve is not; operationI
   checkStructure(doc);
   assert.deepEqual(op(doc, '/items/').parameters, [LIMIT, OFFSET]);
   assert.equal(op(doc, '/items/').summary, 'Item List');
-  assert.deepEqual(schemaOf(op(doc, '/items/')), limitEnvelope(arrayOf(ITEM)));
+  assert.deepEqual(schemaOf(op(doc, '/items/')), limitEnvelope(arrayOf(ITEM), '/items/'));
   assert.deepEqual(op(doc, '/items/{pk}/').parameters, [
     { name: 'pk', in: 'path', required: true, schema: { type: 'string' } },
   ]);
@@ -584,8 +588,12 @@ for (const transport of TRANSPORTS) {
       checkStructure(doc);
       assert.deepEqual(
         doc,
-        JSON.parse(JSON.stringify(generateOpenApi(urlPathApi(), { title: 'Items', version: 'v2' }))),
+        JSON.parse(
+          JSON.stringify(generateOpenApi(urlPathApi(), { title: 'Items', version: 'v2', exampleBaseUrl: s.origin })),
+        ),
+        "the generated document, its link examples starting with the request's origin",
       );
+      assert.equal(doc.servers, undefined, 'servers only from serverUrl');
       assert.equal((await call(`${s.origin}/openapi.json`)).text, r.text, 'the same document again');
     });
 

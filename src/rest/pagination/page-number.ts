@@ -464,26 +464,27 @@ export class PageNumberPagination extends BasePagination {
     return params;
   }
 
-  override getPaginatedResponseSchema(schema: JsonSchema): JsonSchema {
-    return {
-      type: 'object',
-      required: ['count', 'results'],
-      properties: {
-        count: { type: 'integer', example: 123 },
-        next: {
-          type: 'string',
-          nullable: true,
-          format: 'uri',
-          example: `http://api.example.org/accounts/?${this.pageQueryParam}=4`,
-        },
-        previous: {
-          type: 'string',
-          nullable: true,
-          format: 'uri',
-          example: `http://api.example.org/accounts/?${this.pageQueryParam}=2`,
-        },
-        results: schema,
-      },
-    };
+  /**
+   * The response schema of a page: `{count, next, previous, results}`
+   * (no `count` when `includeCount` is false), `next` and `previous` a URI
+   * or `null` (JSON Schema 2020-12 type arrays). With `options.url` (the
+   * endpoint's URL: the server URL and the operation's path, as the OpenAPI
+   * generator passes it), the links have examples of that endpoint
+   * (`<url>?page=4` and `<url>?page=2`).
+   */
+  override getPaginatedResponseSchema(schema: JsonSchema, options: { url?: string | null } = {}): JsonSchema {
+    const url = options.url ?? null;
+    const link = (page: number): JsonSchema =>
+      url === null
+        ? { type: ['string', 'null'], format: 'uri' }
+        : { type: ['string', 'null'], format: 'uri', examples: [replaceQueryParam(url, this.pageQueryParam, page)] };
+    const links = { next: link(4), previous: link(2), results: schema };
+    return this.includeCount
+      ? {
+          type: 'object',
+          required: ['count', 'results'],
+          properties: { count: { type: 'integer', examples: [123] }, ...links },
+        }
+      : { type: 'object', required: ['results'], properties: links };
   }
 }

@@ -32,31 +32,33 @@ class FivePagination extends PageNumberPagination {
 }
 const hundred = rows(1, 100);
 
-test('8.2 schema of the paginated response (main)', () => {
+test('8.2 schema of the paginated response (main): JSON Schema 2020-12 type arrays, examples of the given URL', () => {
   const p = new FivePagination();
-  const schema = p.getPaginatedResponseSchema({ type: 'string' });
+  const schema = p.getPaginatedResponseSchema({ type: 'string' }, { url: 'http://testserver/items/?q=1' });
   assert.equal(
     JSON.stringify(schema),
     JSON.stringify({
       type: 'object',
       required: ['count', 'results'],
       properties: {
-        count: { type: 'integer', example: 123 },
-        next: { type: 'string', nullable: true, format: 'uri', example: 'http://api.example.org/accounts/?page=4' },
-        previous: { type: 'string', nullable: true, format: 'uri', example: 'http://api.example.org/accounts/?page=2' },
+        count: { type: 'integer', examples: [123] },
+        next: { type: ['string', 'null'], format: 'uri', examples: ['http://testserver/items/?page=4&q=1'] },
+        previous: { type: ['string', 'null'], format: 'uri', examples: ['http://testserver/items/?page=2&q=1'] },
         results: { type: 'string' },
       },
     }),
   );
   p.pageQueryParam = 'p';
-  assert.equal(
-    (schema.properties as Record<string, { example: string }>)['next']!.example,
-    'http://api.example.org/accounts/?page=4',
-  );
-  assert.equal(
-    (p.getPaginatedResponseSchema({}).properties as Record<string, { example: string }>)['previous']!.example,
-    'http://api.example.org/accounts/?p=2',
-  );
+  const prop = (s: Record<string, unknown>, name: string) =>
+    (s.properties as Record<string, Record<string, unknown>>)[name];
+  assert.deepEqual(prop(schema, 'next')?.examples, ['http://testserver/items/?page=4&q=1']);
+  assert.deepEqual(prop(p.getPaginatedResponseSchema({}, { url: '/items/' }), 'previous')?.examples, ['/items/?p=2']);
+  // Without a URL: no example (no made-up host).
+  assert.deepEqual(prop(p.getPaginatedResponseSchema({}), 'next'), { type: ['string', 'null'], format: 'uri' });
+  p.includeCount = false;
+  const uncounted = p.getPaginatedResponseSchema({});
+  assert.deepEqual(uncounted.required, ['results'], 'no count without includeCount');
+  assert.equal(prop(uncounted, 'count'), undefined);
 });
 
 test('schema operation parameters (section 6)', () => {

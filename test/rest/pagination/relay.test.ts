@@ -22,7 +22,12 @@ interface Connection {
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
 }
 
-async function get(qs: ArrayQueryset<R>, ordering: string[], target: string, settings = {}): Promise<Connection> {
+async function get(
+  qs: ArrayQueryset<R>,
+  ordering: readonly string[],
+  target: string,
+  settings = {},
+): Promise<Connection> {
   const p = new RelayConnectionPagination();
   p.pageSize = 4;
   p.ordering = ordering;

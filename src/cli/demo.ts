@@ -10,6 +10,7 @@ import { RestApi, type AccessLogEntry } from '../rest/api.js';
 import { OrderingFilter } from '../rest/filters.js';
 import { ListAPIView, RetrieveAPIView } from '../rest/generics.js';
 import { openApiView } from '../rest/openapi.js';
+import { apiReferenceView } from '../rest/docs.js';
 import { CursorPagination } from '../rest/pagination/cursor.js';
 import { KeysetPagination } from '../rest/pagination/keyset.js';
 import { RelayConnectionPagination } from '../rest/pagination/relay.js';
@@ -322,10 +323,15 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
         header: link('header-version'),
       };
       body.openapi = { v1: link('openapi-v1'), v2: link('openapi-v2') };
+      body.docs = link('api-docs');
       return new Response(body);
     }
   }
 
+  const referenceView = apiReferenceView({
+    title: 'eventide demo catalog',
+    versions: { v1: '/openapi/v1.json', v2: '/openapi/v2.json' },
+  });
   const urlpatterns: UrlPattern[] = [
     path('', Root.asView(), { name: 'api-root' }),
     path('page/items/', PageItems.asView(), { name: 'page-items' }),
@@ -358,6 +364,9 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     path('header/version/', versionView(HeaderVersioning, 'header-version'), { name: 'header-version' }),
     path('openapi/v1.json', openApiView({ title: 'eventide demo catalog', version: 'v1' }), { name: 'openapi-v1' }),
     path('openapi/v2.json', openApiView({ title: 'eventide demo catalog', version: 'v2' }), { name: 'openapi-v2' }),
+    // The API reference (Swagger UI, served by the API itself): /docs/ is v1, /docs/v2/ v2.
+    path('docs/', referenceView, { name: 'api-docs' }),
+    path('docs/<path:page>', referenceView),
   ];
 
   return new RestApi({

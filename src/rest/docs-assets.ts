@@ -80,7 +80,8 @@ const PAGE_SCRIPT = `'use strict';
 `;
 
 /** The page's stylesheet: the bar with the title, the version switcher and the document link. */
-const PAGE_STYLES = `.evt-ref-bar {
+const PAGE_STYLES = `body { margin: 0; }
+.evt-ref-bar {
   display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1.25rem;
   padding: 0.75rem 1.25rem; background: #1b1b1b; color: #fff;
   font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; font-size: 0.95rem;

@@ -118,7 +118,7 @@ function side(a: RawAnswer, origin: string): Side {
  * before it is compared. A new demo endpoint shows up as a root difference
  * until bench/drf mirrors it or it is listed here.
  */
-const EVENTIDE_ONLY_ROOT_KEYS = ['cursor-keyset', 'page-nocount', 'docs'];
+const EVENTIDE_ONLY_ROOT_KEYS = ['cursor-keyset', 'cursor-relay', 'page-nocount', 'docs'];
 
 /** eventide's root without the entries DRF cannot have. */
 function withoutEventideOnly(url: URL, s: Side): Side {

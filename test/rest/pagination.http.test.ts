@@ -114,6 +114,12 @@ class LinkedList extends ListAPIView {
   override paginationClass = Linked;
 }
 
+class CountedLinkedList extends LinkedList {
+  override paginationClass = class extends Linked {
+    override totalCountHeader = 'X-Total-Count';
+  };
+}
+
 function makeApi(): RestApi {
   return new RestApi({
     urlpatterns: [
@@ -122,6 +128,7 @@ function makeApi(): RestApi {
       path('limit/', LimitOffsetList.asView()),
       path('cursor/', CursorList.asView()),
       path('linked/', LinkedList.asView()),
+      path('counted/', CountedLinkedList.asView()),
     ],
     settings: { DEFAULT_RENDERER_CLASSES: [JSONRenderer] },
   });
@@ -422,6 +429,10 @@ for (const transport of TRANSPORTS) {
       const last = await call(`${s.origin}/linked/?page=last`);
       assert.equal(last.headers.get('link'), `<${u('/linked/?page=3')}>; rel="prev", ${firstLast}`);
       assert.deepEqual(last.body, [16, 17, 18, 19, 20]);
+      const counted = await call(`${s.origin}/counted/?page=2`);
+      assert.equal(counted.headers.get('x-total-count'), '20');
+      assert.match(counted.headers.get('link') ?? '', /rel="last"$/);
+      assert.equal(mid.headers.get('x-total-count'), null, 'only when asked for');
       const bad = await call(`${s.origin}/linked/?page=9`);
       assert.equal(bad.status, 404);
       assert.equal(bad.headers.get('link'), null);

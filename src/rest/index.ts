@@ -162,6 +162,7 @@ export {
   type PageLink,
   type CountStrategy,
   type CachedCountOptions,
+  type CountStore,
 } from './pagination/index.js';
 export {
   generateOpenApi,

@@ -21,3 +21,15 @@
 export { SqlQueryset, type SqlQuerysetOptions, type SqlExecutor, type SqlDialectKind } from './queryset.js';
 export { createSqliteKysely, cachingSqliteDatabase, formatSqliteDatetime } from './sqlite.js';
 export type { SqliteHandle, SqliteStatementHandle } from './drivers.js';
+export {
+  ReplicaRouter,
+  openPostgresReplicas,
+  type ReplicaRouterOptions,
+  type ReplicaStatus,
+  type ReplicaBalance,
+  type PostgresReplicasOptions,
+  type PostgresReplicas,
+  type SqlLogger,
+} from './replicas.js';
+export { connectRedisCountStore, type RedisCountStore, type RedisCountStoreOptions } from './redis-count.js';
+export { SqlUnavailableError, SQL_UNAVAILABLE_CODES, type SqlUnavailableCode } from './errors.js';

@@ -81,6 +81,37 @@ export function cappedCount(cap: number): CountStrategy {
 }
 
 /**
+ * Where {@link cachedCount} keeps counts shared by processes and hosts (a
+ * Redis-backed one is `eventide/sql`'s `connectRedisCountStore`). `fetch`
+ * returns the shared count of `key`, calling `count` at most once per `ttl`
+ * among all sharers, or `null` when the store cannot be reached: the
+ * strategy then counts through its in-process cache. It must not hang: a
+ * store answers (or gives up with `null`) within its own deadline.
+ * @example
+ * ```ts
+ * const counts = new Map<string, number>(); // one process only: a stand-in for a real shared store
+ * const store: CountStore = {
+ *   name: 'map',
+ *   async fetch(key, ttl, count) {
+ *     const hit = counts.get(key);
+ *     if (hit !== undefined) return hit;
+ *     const value = await count();
+ *     counts.set(key, value);
+ *     setTimeout(() => counts.delete(key), ttl).unref();
+ *     return value;
+ *   },
+ * };
+ * const itemCount = cachedCount({ ttl: 30_000, store });
+ * ```
+ */
+export interface CountStore {
+  /** A short name for the strategy's name (`cached(30000ms, redis)`). */
+  readonly name: string;
+  /** The shared count of `key`, counting with `count` on a miss; `null` when the store is unreachable. */
+  fetch(key: string, ttl: number, count: () => Promise<number>): Promise<number | null>;
+}
+
+/**
  * Options of {@link cachedCount}.
  * @example
  * ```ts
@@ -96,6 +127,12 @@ export interface CachedCountOptions {
   readonly now?: () => number;
   /** Counts on a miss (default {@link exactCount}). */
   readonly inner?: CountStrategy;
+  /**
+   * A store shared by processes and hosts (default none: each process keeps
+   * its own counts). While it answers `null` (unreachable), counts are kept
+   * in this process as without a store.
+   */
+  readonly store?: CountStore;
 }
 
 /**
@@ -122,23 +159,38 @@ export function cachedCount(options: CachedCountOptions = {}): CountStrategy {
     throw new ConfigurationError(`cachedCount: ttl must be a non-negative number of milliseconds, not ${String(ttl)}`);
   if (!(Number.isSafeInteger(maxEntries) && maxEntries > 0))
     throw new ConfigurationError(`cachedCount: maxEntries must be a positive integer, not ${String(maxEntries)}`);
+  const store = options.store;
   const cache = new Map<string, { expires: number; value: Promise<number> }>();
+  const shared = new Map<string, Promise<number>>();
+  const local = (queryset: Queryset<object>): Promise<number> => {
+    const key = queryset.cacheKey;
+    const t = now();
+    const hit = cache.get(key);
+    if (hit !== undefined && t < hit.expires) return hit.value;
+    if (hit !== undefined) cache.delete(key);
+    else if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+    const value = inner.count(queryset);
+    const entry = { expires: t + ttl, value };
+    cache.set(key, entry);
+    // A failed count is not remembered.
+    value.catch(() => {
+      if (cache.get(key) === entry) cache.delete(key);
+    });
+    return value;
+  };
   return Object.freeze({
-    name: `cached(${ttl}ms)`,
+    name: store === undefined ? `cached(${ttl}ms)` : `cached(${ttl}ms, ${store.name})`,
     count(queryset: Queryset<object>): Promise<number> {
+      if (store === undefined) return local(queryset);
+      // Concurrent requests of this process for one key share one store lookup.
       const key = queryset.cacheKey;
-      const t = now();
-      const hit = cache.get(key);
-      if (hit !== undefined && t < hit.expires) return hit.value;
-      if (hit !== undefined) cache.delete(key);
-      else if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
-      const value = inner.count(queryset);
-      const entry = { expires: t + ttl, value };
-      cache.set(key, entry);
-      // A failed count is not remembered.
-      value.catch(() => {
-        if (cache.get(key) === entry) cache.delete(key);
-      });
+      const pending = shared.get(key);
+      if (pending !== undefined) return pending;
+      const value = store
+        .fetch(key, ttl, () => inner.count(queryset))
+        .then((n) => n ?? local(queryset))
+        .finally(() => shared.delete(key));
+      shared.set(key, value);
       return value;
     },
   });

@@ -62,4 +62,5 @@ export {
   cachedCount,
   type CountStrategy,
   type CachedCountOptions,
+  type CountStore,
 } from './count.js';

@@ -1,0 +1,330 @@
+/**
+ * Read replicas: ReplicaRouter's routing, failover and backoff on fake
+ * executors; then a real streaming replica (test/sql/pg-standby.ts) killed
+ * in the middle of a keyset walk and brought back; and start-up against
+ * servers that refuse or never answer.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server, type Socket } from 'node:net';
+import { CompiledQuery, type QueryResult } from 'kysely';
+import pg from 'pg';
+import {
+  ReplicaRouter,
+  classifyReadError,
+  openPostgresReplicas,
+  type PostgresReplicas,
+} from '../../src/sql/replicas.js';
+import { SqlUnavailableError } from '../../src/sql/errors.js';
+import { SqlQueryset, type SqlExecutor } from '../../src/sql/queryset.js';
+import { probePostgres } from '../rest/data/conformance.js';
+import { freePort, postgresBin, startStandby, type Standby } from './pg-standby.js';
+
+const probe = await probePostgres();
+const bin = postgresBin();
+const skip =
+  probe.url === null
+    ? (probe.skip ?? 'PostgreSQL not reachable (see test/sql/queryset.test.ts)')
+    : bin === null
+      ? 'no PostgreSQL binaries under /usr/lib/postgresql'
+      : undefined;
+
+/** A fake executor that answers `{ rows: [{ who: name }] }` or throws what `fail` holds. */
+function fake(name: string): SqlExecutor & { calls: number; fail: Error | null } {
+  const e = {
+    calls: 0,
+    fail: null as Error | null,
+    executeQuery<R>(): Promise<QueryResult<R>> {
+      e.calls++;
+      if (e.fail !== null) return Promise.reject(e.fail);
+      return Promise.resolve({ rows: [{ who: name } as R] });
+    },
+  };
+  return e;
+}
+const q = CompiledQuery.raw('select 1');
+const who = async (r: SqlExecutor): Promise<string> => ((await r.executeQuery(q)).rows[0] as { who: string }).who;
+const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+
+describe('ReplicaRouter (fake executors)', () => {
+  test('round robin over healthy replicas; none read from the primary', async () => {
+    const [p, a, b] = [fake('p'), fake('a'), fake('b')];
+    const r = new ReplicaRouter({ primary: p, replicas: [a, b], balance: 'round-robin' });
+    const seen = [];
+    for (let i = 0; i < 6; i++) seen.push(await who(r));
+    assert.deepEqual(seen, ['a', 'b', 'a', 'b', 'a', 'b']);
+    assert.equal(r.primaryReads, 0);
+  });
+
+  test('least-busy takes the replica with fewer queries in flight', async () => {
+    let release: () => void = () => {};
+    const slow: SqlExecutor = {
+      executeQuery: <R>() =>
+        new Promise<QueryResult<R>>((resolve) => {
+          release = () => resolve({ rows: [{ who: 'slow' } as R] });
+        }),
+    };
+    const r = new ReplicaRouter({ primary: fake('p'), replicas: [slow, fake('b')] });
+    const pending = who(r); // slow is busy from now on
+    assert.deepEqual([await who(r), await who(r)], ['b', 'b']);
+    release();
+    assert.equal(await pending, 'slow');
+  });
+
+  test('a replica that fails is taken out, the read is retried, the primary serves when none is left; probes bring it back with backoff', async () => {
+    let now = 1000;
+    const warnings: string[] = [];
+    const infos: string[] = [];
+    const [p, a, b] = [fake('p'), fake('a'), fake('b')];
+    const r = new ReplicaRouter({
+      primary: p,
+      replicas: [a, b],
+      balance: 'round-robin',
+      retryAfter: 100,
+      maxRetryAfter: 300,
+      now: () => now,
+      logger: { warn: (_o, m) => warnings.push(m), info: (_o, m) => infos.push(m) },
+    });
+    a.fail = refused();
+    assert.equal(await who(r), 'b'); // a failed: retried on b
+    assert.deepEqual(
+      r.status().map((s) => s.healthy),
+      [false, true],
+    );
+    b.fail = Object.assign(new Error('FATAL: the database system is in recovery mode'), { code: '57P03' });
+    assert.equal(await who(r), 'p');
+    assert.equal(await who(r), 'p');
+    assert.equal(r.primaryReads, 2);
+    assert.equal(warnings.length, 2, 'one line per replica going down');
+    // Before the backoff: no probe. After it: a probe in the background; a failed probe doubles the wait.
+    const callsA = a.calls;
+    await who(r);
+    assert.equal(a.calls, callsA);
+    now += 100;
+    await who(r);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(a.calls, callsA + 1, 'probed once');
+    assert.equal(r.status()[0]!.retryAt, now + 200);
+    a.fail = null;
+    now += 200;
+    assert.equal(await who(r), 'p', 'the read that starts the probe does not wait for it');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(r.status()[0]!.healthy, true);
+    assert.equal(await who(r), 'a');
+    assert.equal(infos.length, 1);
+    assert.equal(warnings.length, 2, 'failed probes are not logged again');
+  });
+
+  test('errors of the query itself are thrown as they are; a replication conflict is read on the primary', async () => {
+    const [p, a] = [fake('p'), fake('a')];
+    const r = new ReplicaRouter({ primary: p, replicas: [a] });
+    a.fail = Object.assign(new Error('relation "nope" does not exist'), { code: '42P01' });
+    await assert.rejects(who(r), /does not exist/);
+    assert.equal(p.calls, 0);
+    assert.equal(r.status()[0]!.healthy, true);
+    a.fail = Object.assign(new Error('canceling statement due to conflict with recovery'), { code: '40001' });
+    assert.equal(await who(r), 'p');
+    assert.equal(r.status()[0]!.healthy, true, 'a conflict does not take the replica out');
+  });
+
+  test('a replica that does not answer within queryTimeout is taken out and the read served elsewhere', async () => {
+    const hang: SqlExecutor = { executeQuery: () => new Promise(() => {}) };
+    const r = new ReplicaRouter({ primary: fake('p'), replicas: [hang], queryTimeout: 50 });
+    const t0 = Date.now();
+    assert.equal(await who(r), 'p');
+    assert.ok(Date.now() - t0 < 1000);
+    assert.equal(r.status()[0]!.healthy, false);
+  });
+
+  test('classifyReadError', () => {
+    assert.equal(classifyReadError(refused()), 'down');
+    assert.equal(classifyReadError(new Error('Connection terminated unexpectedly')), 'down');
+    assert.equal(classifyReadError(Object.assign(new Error('x'), { code: '08006' })), 'down');
+    assert.equal(classifyReadError(Object.assign(new Error('x'), { code: '57P01' })), 'down');
+    assert.equal(classifyReadError(Object.assign(new Error('x'), { code: '22P02' })), 'fatal');
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Start-up against servers that refuse or never answer
+
+describe('openPostgresReplicas at start-up', { skip: probe.url === null ? (skip ?? true) : undefined }, () => {
+  let silent: Server;
+  let silentPort = 0;
+  const sockets = new Set<Socket>();
+  before(async () => {
+    silent = createServer((s) => {
+      sockets.add(s); // accepts and never answers
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    silentPort = (silent.address() as { port: number }).port;
+  });
+  after(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+  });
+
+  test('a primary that refuses: ERR_SQL_PRIMARY_UNREACHABLE at once', async () => {
+    const port = await freePort();
+    await assert.rejects(
+      openPostgresReplicas({ primary: `postgres://u:secret@127.0.0.1:${port}/x`, connectTimeout: 2000 }),
+      (e: unknown) =>
+        e instanceof SqlUnavailableError &&
+        e.code === 'ERR_SQL_PRIMARY_UNREACHABLE' &&
+        !e.message.includes('secret') &&
+        e.message.includes('u:***@127.0.0.1'),
+    );
+  });
+
+  test('a primary that never answers: the error comes at the deadline, not later', async () => {
+    const t0 = Date.now();
+    await assert.rejects(
+      openPostgresReplicas({ primary: `postgres://postgres@127.0.0.1:${silentPort}/x`, connectTimeout: 300 }),
+      (e: unknown) => e instanceof SqlUnavailableError && e.code === 'ERR_SQL_PRIMARY_UNREACHABLE',
+    );
+    assert.ok(Date.now() - t0 < 3000, `${Date.now() - t0} ms`);
+  });
+
+  test('a replica that does not answer: logged, out of the rotation, reads on the primary; requireReplicas makes it an error', async () => {
+    const warnings: string[] = [];
+    const dbs = await openPostgresReplicas({
+      primary: probe.url!,
+      replicas: [`postgres://postgres@127.0.0.1:${silentPort}/x`],
+      connectTimeout: 300,
+      logger: { warn: (_o, m) => warnings.push(m) },
+    });
+    try {
+      assert.equal(dbs.reads.status()[0]!.healthy, false);
+      assert.equal(warnings.length, 1);
+      const r = await dbs.reads.executeQuery(CompiledQuery.raw('select 1 as one'));
+      assert.equal((r.rows[0] as { one: number }).one, 1);
+      assert.equal(dbs.reads.primaryReads, 1);
+    } finally {
+      await dbs.close();
+    }
+    const t0 = Date.now();
+    await assert.rejects(
+      openPostgresReplicas({
+        primary: probe.url!,
+        replicas: [`postgres://postgres@127.0.0.1:${silentPort}/x`],
+        connectTimeout: 300,
+        requireReplicas: true,
+      }),
+      (e: unknown) => e instanceof SqlUnavailableError && e.code === 'ERR_SQL_REPLICA_UNREACHABLE',
+    );
+    assert.ok(Date.now() - t0 < 3000);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// A real streaming replica
+
+describe('a streaming replica killed mid-walk and brought back', { skip }, () => {
+  const ROWS = 300;
+  const PAGE = 20;
+  let standby: Standby | null = null;
+  let dbs: PostgresReplicas<never> | null = null;
+  const schema = `eventide_replica_${process.pid}_${Date.now().toString(36)}`;
+  const scoped = (url: string): string => `${url}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+
+  before(async () => {
+    standby = await startStandby(bin!, probe.url!);
+    const admin = new pg.Client({ connectionString: standby.primaryUrl, connectionTimeoutMillis: 3000 });
+    await admin.connect();
+    try {
+      await admin.query(`create schema ${schema}`);
+      await admin.query(`create table ${schema}.item (id integer primary key, name text)`);
+      await admin.query(`insert into ${schema}.item select i, 'item-' || i from generate_series(1, ${ROWS}) as i`);
+    } finally {
+      await admin.end();
+    }
+    // Wait (bounded) until the replica has replayed the table.
+    const replica = new pg.Client({ connectionString: standby.replicaUrl, connectionTimeoutMillis: 3000 });
+    await replica.connect();
+    try {
+      let n = 0;
+      for (let i = 0; i < 150 && n !== ROWS; i++) {
+        const r = await replica.query<{ n: string | null }>(
+          `select case when to_regclass('${schema}.item') is null then null else (select count(*) from ${schema}.item) end as n`,
+        );
+        n = Number(r.rows[0]!.n ?? -1);
+        if (n !== ROWS) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(n, ROWS, 'the replica replays the primary');
+    } finally {
+      await replica.end();
+    }
+  });
+
+  after(async () => {
+    await dbs?.close();
+    if (standby !== null) {
+      if (!standby.ownPrimary) {
+        const admin = new pg.Client({ connectionString: standby.primaryUrl, connectionTimeoutMillis: 3000 });
+        await admin
+          .connect()
+          .then(() => admin.query(`drop schema if exists ${schema} cascade`))
+          .catch(() => {});
+        await admin.end().catch(() => {});
+      }
+      await standby.cleanup();
+    }
+  });
+
+  test('reads go to the replica; every page answers while it is down (primary); it is used again when back', async () => {
+    const s = standby!;
+    const warnings: string[] = [];
+    dbs = await openPostgresReplicas<never>({
+      primary: scoped(s.primaryUrl),
+      replicas: [scoped(s.replicaUrl)],
+      connectTimeout: 2000,
+      queryTimeout: 3000,
+      retryAfter: 200,
+      maxRetryAfter: 400,
+      logger: { warn: (_o, m) => warnings.push(m), info: () => {} },
+    });
+    const reads = dbs.reads;
+    const recovery = await reads.executeQuery(CompiledQuery.raw('select pg_is_in_recovery() as r'));
+    assert.equal((recovery.rows[0] as { r: boolean }).r, true, 'the read ran on the standby');
+    const items = new SqlQueryset<{ id: number; name: string }>({
+      db: reads,
+      table: 'item',
+      dialect: 'postgres',
+      fields: { id: { type: 'integer', unique: true }, name: { type: 'text' } },
+    }).orderBy('id');
+    const ids: number[] = [];
+    let last = 0;
+    const page = async (): Promise<void> => {
+      const rows = await items.filter('id', 'gt', last).slice(0, PAGE);
+      for (const r of rows) ids.push(r.id);
+      last = rows.at(-1)?.id ?? last;
+    };
+    for (let i = 0; i < 3; i++) await page();
+    assert.equal(await items.count(), ROWS);
+    assert.equal(reads.primaryReads, 0, 'no read on the primary while the replica is healthy');
+    const replicaReads = reads.status()[0]!.reads;
+    assert.ok(replicaReads >= 5);
+
+    await s.stopReplica();
+    for (let i = 0; i < 4; i++) await page();
+    assert.equal(reads.status()[0]!.healthy, false);
+    assert.ok(reads.primaryReads >= 4, `${reads.primaryReads} reads on the primary`);
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+
+    await s.startReplica();
+    const until = Date.now() + 15_000;
+    for (let i = 0; i < 300 && Date.now() < until && reads.status()[0]!.reads === replicaReads; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (last < ROWS) await page();
+      else await items.count();
+    }
+    assert.ok(reads.status()[0]!.reads > replicaReads, 'the replica serves reads again');
+    assert.equal(reads.status()[0]!.healthy, true);
+    while (last < ROWS) await page();
+    assert.deepEqual(
+      ids,
+      Array.from({ length: ROWS }, (_, i) => i + 1),
+    );
+  });
+});

@@ -205,6 +205,15 @@ export async function connectRedisCountStore(options: RedisCountStoreOptions = {
       staleValue = s ?? null;
       token = randomUUID();
       if ((await client.set(lock, token, 'PX', Math.round(lease), 'NX')) !== 'OK') token = null;
+      else {
+        // Another process may have stored a count between the MGET and the lease.
+        const [again] = await client.mget(fresh);
+        if (again !== null && again !== undefined) {
+          await client.eval(RELEASE_SCRIPT, 1, lock, token);
+          reachable();
+          return Number(again);
+        }
+      }
       reachable();
     } catch (err) {
       unavailable(err);

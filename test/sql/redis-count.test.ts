@@ -1,0 +1,299 @@
+/**
+ * The Redis count store against the real Redis on 127.0.0.1:6379 (a key
+ * prefix of this run, deleted afterwards): several "processes" (separate
+ * stores, each with its own client and its own cachedCount) count a table
+ * once per expiry; a Redis that is unreachable, never answers, or is
+ * stopped and started again (a redis-server of the test's own) gives local
+ * counts, one log line, and no wait.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { Redis } from 'ioredis';
+import { cachedCount } from '../../src/rest/pagination/count.js';
+import { connectRedisCountStore, type RedisCountStore } from '../../src/sql/redis-count.js';
+import { SqlUnavailableError } from '../../src/sql/errors.js';
+import { SqlQueryset, type SqlExecutor } from '../../src/sql/queryset.js';
+import { createSqliteKysely } from '../../src/sql/sqlite.js';
+import { freePort } from './pg-standby.js';
+
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const prefix = `eventide-test:${process.pid}:${Date.now().toString(36)}:`;
+
+async function redisReachable(): Promise<string | null> {
+  const c = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  c.on('error', () => {});
+  try {
+    await c.connect();
+    await c.ping();
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  } finally {
+    c.disconnect();
+  }
+}
+const unreachable = await redisReachable();
+if (unreachable !== null && process.env.EVENTIDE_SKIP_REDIS !== '1') {
+  test('Redis is reachable on 127.0.0.1:6379 for the count store tests', () => {
+    assert.fail(`${unreachable}: start it (.ci/run does) or set EVENTIDE_SKIP_REDIS=1`);
+  });
+}
+
+/** A queryset over 500 rows of SQLite whose executor counts the COUNT queries it runs. */
+function table(): { items: SqlQueryset<{ id: number }>; counts: () => number; db: Kysely<never> } {
+  const db = createSqliteKysely<never>(':memory:');
+  let counts = 0;
+  const exec: SqlExecutor = {
+    executeQuery<R>(q: CompiledQuery<R>): Promise<QueryResult<R>> {
+      if (/count\(/i.test(q.sql)) counts++;
+      return db.executeQuery(q);
+    },
+  };
+  const items = new SqlQueryset<{ id: number }>({
+    db: exec,
+    table: 'item',
+    dialect: 'sqlite',
+    fields: { id: { type: 'integer', unique: true } },
+  });
+  return { items, counts: () => counts, db };
+}
+async function seed(db: Kysely<never>): Promise<void> {
+  const { sql } = await import('kysely');
+  await sql`create table item (id integer primary key)`.execute(db);
+  await sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < 500) insert into item select i from s`.execute(
+    db,
+  );
+}
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A TCP server that accepts connections and never answers. */
+async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('the Redis count store', { skip: unreachable === null ? undefined : 'Redis not reachable' }, () => {
+  const stores: RedisCountStore[] = [];
+  const { items, counts, db } = table();
+  before(() => seed(db));
+  after(async () => {
+    for (const s of stores) await s.close();
+    await db.destroy();
+    const c = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 1000 });
+    try {
+      let cursor = '0';
+      for (let i = 0; i < 1000; i++) {
+        const [next, keys] = await c.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        if (keys.length > 0) await c.del(...keys);
+        cursor = next;
+        if (cursor === '0') break;
+      }
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  test('four processes, many concurrent counts: the table is counted once per expiry', async () => {
+    const TTL = 600;
+    const processes = await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        const store = await connectRedisCountStore({ url: REDIS_URL, prefix });
+        stores.push(store);
+        return { store, strategy: cachedCount({ ttl: TTL, store }) };
+      }),
+    );
+    assert.equal(processes[0]!.strategy.name, `cached(${TTL}ms, redis)`);
+    const round = async (): Promise<number[]> =>
+      Promise.all(processes.flatMap((p) => Array.from({ length: 5 }, () => p.strategy.count(items))));
+    const t0 = Date.now();
+    assert.deepEqual(await round(), Array(20).fill(500));
+    assert.deepEqual(await round(), Array(20).fill(500));
+    assert.ok(Date.now() - t0 < TTL, 'still within the first expiry');
+    assert.equal(counts(), 1, 'one count for four processes');
+    await sleep(TTL + 100);
+    assert.deepEqual(await round(), Array(20).fill(500));
+    assert.deepEqual(await round(), Array(20).fill(500));
+    assert.equal(counts(), 2, 'one more count after the expiry');
+    assert.equal(
+      processes.reduce((n, p) => n + p.store.counted, 0),
+      2,
+    );
+  });
+
+  test('a process that misses while another holds the lease answers the stale count, or waits for the new one', async () => {
+    const store = await connectRedisCountStore({ url: REDIS_URL, prefix: `${prefix}lease:`, waitTimeout: 2000 });
+    stores.push(store);
+    let release: (n: number) => void = () => {};
+    const slow = store.fetch('k', 10_000, () => new Promise<number>((resolve) => (release = resolve)));
+    await sleep(50);
+    let counted = false;
+    const waiting = store.fetch('k', 10_000, () => {
+      counted = true;
+      return Promise.resolve(-1);
+    });
+    await sleep(100);
+    release(42);
+    assert.equal(await slow, 42);
+    assert.equal(await waiting, 42, 'the waiter got the lease holder’s count');
+    assert.equal(counted, false);
+  });
+
+  test('Redis unreachable (a closed port): local counts, one log line, no wait', async () => {
+    const port = await freePort();
+    const warnings: string[] = [];
+    const t0 = Date.now();
+    const store = await connectRedisCountStore({
+      url: `redis://127.0.0.1:${port}`,
+      prefix,
+      connectTimeout: 500,
+      logger: { warn: (_o, m) => warnings.push(m) },
+    });
+    stores.push(store);
+    assert.equal(store.available, false);
+    const strategy = cachedCount({ ttl: 60_000, store });
+    const before = counts();
+    for (let i = 0; i < 20; i++) assert.equal(await strategy.count(items), 500);
+    await sleep(300); // reconnection attempts meanwhile
+    for (let i = 0; i < 20; i++) assert.equal(await strategy.count(items), 500);
+    assert.ok(Date.now() - t0 < 2500, `${Date.now() - t0} ms`);
+    assert.equal(counts() - before, 1, 'counted once, in this process');
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0]!, /unreachable/);
+  });
+
+  test('at start-up with required: ERR_SQL_REDIS_UNREACHABLE within the deadline (closed port, silent server)', async () => {
+    const port = await freePort();
+    const silent = await silentServer();
+    try {
+      for (const url of [`redis://127.0.0.1:${port}`, `redis://:secret@127.0.0.1:${silent.port}`]) {
+        const t0 = Date.now();
+        await assert.rejects(
+          connectRedisCountStore({ url, connectTimeout: 300, required: true }),
+          (e: unknown) =>
+            e instanceof SqlUnavailableError && e.code === 'ERR_SQL_REDIS_UNREACHABLE' && !e.message.includes('secret'),
+        );
+        assert.ok(Date.now() - t0 < 2000, `${url}: ${Date.now() - t0} ms`);
+      }
+      // Not required: the silent server gives a store that counts locally.
+      const store = await connectRedisCountStore({ url: `redis://127.0.0.1:${silent.port}`, connectTimeout: 300 });
+      stores.push(store);
+      assert.equal(await store.fetch('k', 1000, () => Promise.resolve(1)), null);
+    } finally {
+      await silent.close();
+    }
+  });
+});
+
+describe(
+  'a Redis server stopped and started again',
+  {
+    skip:
+      unreachable !== null
+        ? 'Redis not reachable'
+        : existsSync('/usr/bin/redis-server')
+          ? undefined
+          : 'no /usr/bin/redis-server',
+  },
+  () => {
+    let server: ChildProcess | null = null;
+    let port = 0;
+    const startServer = async (): Promise<void> => {
+      server = spawn(
+        '/usr/bin/redis-server',
+        ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+        {
+          stdio: 'ignore',
+        },
+      );
+      const c = new Redis(`redis://127.0.0.1:${port}`, {
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
+      c.on('error', () => {});
+      try {
+        for (let i = 0; i < 100; i++) {
+          try {
+            await c.connect();
+            await c.ping();
+            return;
+          } catch {
+            await sleep(50);
+          }
+        }
+        throw new Error('redis-server did not start');
+      } finally {
+        c.disconnect();
+      }
+    };
+    const stopServer = async (): Promise<void> => {
+      const s = server;
+      server = null;
+      if (s === null || s.exitCode !== null) return;
+      const exited = new Promise((resolve) => s.once('exit', resolve));
+      s.kill('SIGKILL');
+      await exited;
+    };
+    after(stopServer);
+
+    test('shared counts, then local counts with one log line while it is down, then shared again', async () => {
+      port = await freePort();
+      await startServer();
+      const { items, counts, db } = table();
+      await seed(db);
+      const warnings: string[] = [];
+      const infos: string[] = [];
+      const store = await connectRedisCountStore({
+        url: `redis://127.0.0.1:${port}`,
+        connectTimeout: 500,
+        commandTimeout: 300,
+        maxReconnectDelay: 200,
+        logger: { warn: (_o, m) => warnings.push(m), info: (_o, m) => infos.push(m) },
+      });
+      try {
+        const strategy = cachedCount({ ttl: 60_000, store });
+        assert.equal(await strategy.count(items), 500);
+        assert.equal(store.available, true);
+        await stopServer();
+        const t0 = Date.now();
+        for (let i = 0; i < 10; i++) {
+          assert.equal(await strategy.count(items), 500);
+          await sleep(20);
+        }
+        assert.ok(Date.now() - t0 < 3000, `${Date.now() - t0} ms`);
+        assert.equal(store.available, false);
+        assert.equal(warnings.length, 1, warnings.join('\n'));
+        assert.equal(counts(), 2, 'the shared count, then one local count');
+        await startServer();
+        for (let i = 0; i < 100 && !store.available; i++) await sleep(50);
+        assert.equal(store.available, true, 'reconnected');
+        assert.equal(infos.length, 1, 'one line when it is back');
+        assert.equal(await strategy.count(items), 500);
+        assert.equal(warnings.length, 1);
+      } finally {
+        await store.close();
+        await db.destroy();
+      }
+    });
+  },
+);

@@ -7,7 +7,7 @@
  * | strategy | `count` in the envelope | cost |
  * | --- | --- | --- |
  * | {@link exactCount} (default) | the number of rows | a full count per request |
- * | {@link cachedCount} | the number of rows when it was last counted, at most `ttl` ms ago | one count per query shape and `ttl` |
+ * | {@link cachedCount} | the number of rows when it was last counted, at most `ttl` ms ago | one count per query shape and `ttl`, per process (or for every process sharing a {@link CountStore}) |
  * | {@link estimatedCount} | the source's estimate (whole-table statistics); exact when the source cannot estimate | a catalogue read |
  * | {@link cappedCount} | `min(rows, cap)`: a value equal to `cap` means "`cap` or more" | counts at most `cap` rows |
  *

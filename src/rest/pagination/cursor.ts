@@ -455,25 +455,7 @@ export class CursorPagination extends BasePagination {
   }
 
   override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {
-    const params: SchemaParameter[] = [
-      {
-        name: this.cursorQueryParam,
-        required: false,
-        in: 'query',
-        description: this.cursorQueryDescription,
-        schema: { type: 'string' },
-      },
-    ];
-    if (this.pageSizeQueryParam !== null) {
-      params.push({
-        name: this.pageSizeQueryParam,
-        required: false,
-        in: 'query',
-        description: this.pageSizeQueryDescription,
-        schema: { type: 'integer' },
-      });
-    }
-    return params;
+    return cursorParameters(this);
   }
 
   /**
@@ -483,25 +465,69 @@ export class CursorPagination extends BasePagination {
    * examples of that endpoint carrying real cursor tokens.
    */
   override getPaginatedResponseSchema(schema: JsonSchema, options: { url?: string | null } = {}): JsonSchema {
-    const url = options.url ?? null;
-    const link = (cursor: Cursor): JsonSchema =>
-      url === null
-        ? { type: ['string', 'null'], format: 'uri' }
-        : {
-            type: ['string', 'null'],
-            format: 'uri',
-            examples: [replaceQueryParam(url, this.cursorQueryParam, encodeCursorToken(cursor))],
-          };
-    return {
-      type: 'object',
-      required: ['results'],
-      properties: {
-        next: link({ offset: 0, reverse: false, position: '486' }),
-        previous: link({ offset: 0, reverse: true, position: '487' }),
-        results: schema,
-      },
-    };
+    return nextPreviousSchema(
+      schema,
+      options.url ?? null,
+      this.cursorQueryParam,
+      encodeCursorToken({ offset: 0, reverse: false, position: '486' }),
+      encodeCursorToken({ offset: 0, reverse: true, position: '487' }),
+    );
   }
+}
+
+/**
+ * The query parameters of a cursor style for the OpenAPI document: the
+ * cursor, and the page size when the client may choose it.
+ * @internal
+ */
+export function cursorParameters(p: {
+  readonly cursorQueryParam: string;
+  readonly cursorQueryDescription: string;
+  readonly pageSizeQueryParam: string | null;
+  readonly pageSizeQueryDescription: string;
+}): SchemaParameter[] {
+  const params: SchemaParameter[] = [
+    {
+      name: p.cursorQueryParam,
+      required: false,
+      in: 'query',
+      description: p.cursorQueryDescription,
+      schema: { type: 'string' },
+    },
+  ];
+  if (p.pageSizeQueryParam !== null) {
+    params.push({
+      name: p.pageSizeQueryParam,
+      required: false,
+      in: 'query',
+      description: p.pageSizeQueryDescription,
+      schema: { type: 'integer' },
+    });
+  }
+  return params;
+}
+
+/**
+ * `{next, previous, results}` with the links a URI or `null`; with `url`,
+ * examples of that endpoint carrying the `next` and `previous` tokens.
+ * @internal
+ */
+export function nextPreviousSchema(
+  results: JsonSchema,
+  url: string | null,
+  param: string,
+  next: string,
+  previous: string,
+): JsonSchema {
+  const link = (token: string): JsonSchema =>
+    url === null
+      ? { type: ['string', 'null'], format: 'uri' }
+      : { type: ['string', 'null'], format: 'uri', examples: [replaceQueryParam(url, param, token)] };
+  return {
+    type: 'object',
+    required: ['results'],
+    properties: { next: link(next), previous: link(previous), results },
+  };
 }
 
 /**

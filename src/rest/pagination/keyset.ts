@@ -12,7 +12,7 @@ import { removeQueryParam, replaceQueryParam } from '../query.js';
 import type { Request } from '../request.js';
 import { Response } from '../response.js';
 import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
-import { cursorOrdering, invertTerm } from './cursor.js';
+import { cursorOrdering, cursorParameters, invertTerm, nextPreviousSchema } from './cursor.js';
 import { cursorBinding, signCursorToken, verifyCursorToken } from './signing.js';
 import { PREVIOUS_AND_NEXT_TEMPLATE, type PaginationTemplate } from './html.js';
 import { resolvePageSize } from './page-number.js';
@@ -351,25 +351,7 @@ export class KeysetPagination extends BasePagination {
   }
 
   override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {
-    const params: SchemaParameter[] = [
-      {
-        name: this.cursorQueryParam,
-        required: false,
-        in: 'query',
-        description: this.cursorQueryDescription,
-        schema: { type: 'string' },
-      },
-    ];
-    if (this.pageSizeQueryParam !== null) {
-      params.push({
-        name: this.pageSizeQueryParam,
-        required: false,
-        in: 'query',
-        description: this.pageSizeQueryDescription,
-        schema: { type: 'integer' },
-      });
-    }
-    return params;
+    return cursorParameters(this);
   }
 
   /**
@@ -379,23 +361,12 @@ export class KeysetPagination extends BasePagination {
    * examples of that endpoint carrying real keyset tokens.
    */
   override getPaginatedResponseSchema(schema: JsonSchema, options: { url?: string | null } = {}): JsonSchema {
-    const url = options.url ?? null;
-    const link = (cursor: KeysetCursor): JsonSchema =>
-      url === null
-        ? { type: ['string', 'null'], format: 'uri' }
-        : {
-            type: ['string', 'null'],
-            format: 'uri',
-            examples: [replaceQueryParam(url, this.cursorQueryParam, encodeKeysetToken(cursor))],
-          };
-    return {
-      type: 'object',
-      required: ['results'],
-      properties: {
-        next: link({ values: ['486'], reverse: false }),
-        previous: link({ values: ['477'], reverse: true }),
-        results: schema,
-      },
-    };
+    return nextPreviousSchema(
+      schema,
+      options.url ?? null,
+      this.cursorQueryParam,
+      encodeKeysetToken({ values: ['486'], reverse: false }),
+      encodeKeysetToken({ values: ['477'], reverse: true }),
+    );
   }
 }

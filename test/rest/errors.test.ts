@@ -18,7 +18,11 @@ function restSections(): Map<string, string> {
   const start = DOC.search(/^## REST layer$/m);
   assert.ok(start >= 0, 'docs/errors.md has a "## REST layer" section');
   const out = new Map<string, string>();
-  for (const m of DOC.slice(start).matchAll(/^### (\S+)\n([\s\S]*?)(?=^### |(?![\s\S]))/gm))
+  // The REST section runs to the next layer's section (or the end).
+  const rest = DOC.slice(start);
+  const end = rest.slice(1).search(/^## /m);
+  const section = end < 0 ? rest : rest.slice(0, end + 1);
+  for (const m of section.matchAll(/^### (\S+)\n([\s\S]*?)(?=^### |^## |(?![\s\S]))/gm))
     out.set(m[1] as string, m[2] as string);
   return out;
 }

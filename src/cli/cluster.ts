@@ -96,6 +96,8 @@ export interface SupervisorOptions {
   killGraceMs?: number;
   /** Where the supervisor's lines go (default: stderr, prefixed `eventide serve: `). */
   log?: (line: string) => void;
+  /** Environment variables added for the worker of number `n` (1..N; default none). */
+  workerEnv?: (n: number) => Record<string, string>;
 }
 
 interface Slot {
@@ -162,6 +164,7 @@ export class WorkerSupervisor {
       startTimeoutMs: 60_000,
       killGraceMs: 2000,
       log: (line) => process.stderr.write(`eventide serve: ${line}\n`),
+      workerEnv: () => ({}),
       ...options,
     };
     this.#slots = Array.from({ length: options.workers }, (_, i) => ({
@@ -312,7 +315,7 @@ export class WorkerSupervisor {
   }
 
   #spawn(slot: Slot): Worker {
-    const w = cluster.fork();
+    const w = cluster.fork(this.#o.workerEnv(slot.n));
     let settleReady: (ok: boolean) => void = () => {};
     let settleExit: () => void = () => {};
     const whenReady = new Promise<boolean>((resolve) => (settleReady = resolve));

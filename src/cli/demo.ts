@@ -7,6 +7,7 @@
 import type { Queryset } from '../rest/data/source.js';
 import type { Item } from './demo-data.js';
 import { RestApi, type AccessLogEntry } from '../rest/api.js';
+import type { HttpLogger } from '../http/log.js';
 import { OrderingFilter } from '../rest/filters.js';
 import { ListAPIView, RetrieveAPIView } from '../rest/generics.js';
 import { openApiView } from '../rest/openapi.js';
@@ -165,6 +166,10 @@ export interface DemoApiOptions {
    * no check (any host goes into the URLs the API builds).
    */
   allowedHosts?: readonly string[] | null;
+  /** Where the API logs (pino-compatible; default: stderr). */
+  logger?: HttpLogger;
+  /** The request-id header (`X-Request-Id`), see `RestApiOptions.requestIdHeader`; default: no request ids. */
+  requestIdHeader?: string | null;
 }
 
 /**
@@ -380,5 +385,7 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
       ALLOWED_HOSTS: options.allowedHosts != null ? [...options.allowedHosts] : null,
     },
     ...(options.onResponse ? { onResponse: options.onResponse } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    requestIdHeader: options.requestIdHeader ?? null,
   });
 }

@@ -1,10 +1,16 @@
 /**
  * The command line of `eventide serve`: its options, their defaults, the
- * usage text, and the default `ALLOWED_HOSTS` of the demo API.
+ * environment variables that set them ({@link SERVE_ENV}), the usage text,
+ * and the default `ALLOWED_HOSTS` of the demo API.
+ *
+ * Precedence: the command line, then the environment, then the `defaults`
+ * given to {@link parseServeArgs}, then {@link SERVE_DEFAULTS}. An
+ * environment variable set to the empty string counts as unset.
  *
  * @module
  */
 import { parseArgs } from 'node:util';
+import { LOG_LEVELS, type LogFormat, type LogLevel } from './logging.js';
 
 /**
  * The options of `eventide serve`.
@@ -30,6 +36,12 @@ export interface ServeOptions {
   allowedHosts: string[] | null;
   /** Seconds the requests in flight may take after SIGTERM/SIGINT before their connections are closed. */
   shutdownTimeout: number;
+  /** Seconds between SIGTERM/SIGINT and closing the listener: `/readyz` answers 503, everything else is still served. */
+  shutdownDelay: number;
+  /** The lowest level logged. */
+  logLevel: LogLevel;
+  /** The log line format; null: `pretty` when stdout is a terminal, `json` otherwise. */
+  logFormat: LogFormat | null;
   /** With workers: restarts allowed within `restartWindow` seconds; one more crash makes the primary give up. */
   maxRestarts: number;
   /** With workers: the window (seconds) in which restarts are counted. */
@@ -56,6 +68,9 @@ export const SERVE_DEFAULTS: Readonly<ServeOptions> = Object.freeze({
   quiet: false,
   allowedHosts: null,
   shutdownTimeout: 10,
+  shutdownDelay: 0,
+  logLevel: 'info',
+  logFormat: null,
   maxRestarts: 5,
   restartWindow: 30,
   help: false,
@@ -92,28 +107,116 @@ function secondsOption(name: string, raw: string | undefined, min: number, max: 
   return n;
 }
 
-function hostList(raw: string | undefined): string[] {
+function hostList(label: string, raw: string | undefined): string[] {
   const list = (raw ?? '')
     .split(',')
     .map((h) => h.trim())
     .filter((h) => h !== '');
-  if (list.length === 0)
-    throw new UsageError(`--allowed-hosts needs a comma-separated list of host names, got ${shown(raw)}`);
+  if (list.length === 0) throw new UsageError(`${label} needs a comma-separated list of host names, got ${shown(raw)}`);
   const bad = list.find((h) => /[\s/\\@]/.test(h));
-  if (bad !== undefined) throw new UsageError(`--allowed-hosts: ${JSON.stringify(bad)} is not a host name`);
+  if (bad !== undefined) throw new UsageError(`${label}: ${JSON.stringify(bad)} is not a host name`);
   return list;
 }
 
 /**
- * Parses the arguments of `eventide serve`; `defaults` replace the built-in
- * defaults ({@link SERVE_DEFAULTS}) before the arguments are read. Throws a
- * {@link UsageError} for an invalid command line.
+ * The environment variable of each option that takes a value (and of
+ * `--quiet`): `EVENTIDE_<OPTION>`, and `DATABASE_URL` for `--database`.
+ * @example
+ * ```ts
+ * SERVE_ENV['port']; // 'EVENTIDE_PORT'
+ * ```
+ */
+export const SERVE_ENV: Readonly<Record<string, string>> = Object.freeze({
+  host: 'EVENTIDE_HOST',
+  port: 'EVENTIDE_PORT',
+  database: 'DATABASE_URL',
+  rows: 'EVENTIDE_ROWS',
+  workers: 'EVENTIDE_WORKERS',
+  'allowed-hosts': 'EVENTIDE_ALLOWED_HOSTS',
+  'shutdown-timeout': 'EVENTIDE_SHUTDOWN_TIMEOUT',
+  'shutdown-delay': 'EVENTIDE_SHUTDOWN_DELAY',
+  'max-restarts': 'EVENTIDE_MAX_RESTARTS',
+  'restart-window': 'EVENTIDE_RESTART_WINDOW',
+  'log-level': 'EVENTIDE_LOG_LEVEL',
+  'log-format': 'EVENTIDE_LOG_FORMAT',
+  quiet: 'EVENTIDE_QUIET',
+});
+
+/** Sets option `name` of `o` from `raw`; `label` names it in messages (`--port` or `EVENTIDE_PORT`). */
+function setOption(o: ServeOptions, name: string, raw: string | undefined, label: string): void {
+  switch (name) {
+    case 'host':
+      if (raw === undefined || raw === '') throw new UsageError(`${label} needs an address`);
+      o.host = raw;
+      return;
+    case 'port':
+      o.port = intOption(label, raw, 0, 65535);
+      return;
+    case 'database':
+      if (raw === undefined || raw === '') throw new UsageError(`${label} needs a file name or a postgres:// URL`);
+      o.database = raw;
+      return;
+    case 'rows':
+      o.rows = intOption(label, raw, 1, 100_000_000);
+      return;
+    case 'workers':
+      o.workers = intOption(label, raw, 1, 64);
+      return;
+    case 'allowed-hosts':
+      o.allowedHosts = hostList(label, raw);
+      return;
+    case 'shutdown-timeout':
+      o.shutdownTimeout = secondsOption(label, raw, 0, 3600);
+      return;
+    case 'shutdown-delay':
+      o.shutdownDelay = secondsOption(label, raw, 0, 3600);
+      return;
+    case 'max-restarts':
+      o.maxRestarts = intOption(label, raw, 0, 1000);
+      return;
+    case 'restart-window':
+      o.restartWindow = secondsOption(label, raw, 1, 86_400);
+      return;
+    case 'log-level': {
+      const level = LOG_LEVELS.find((l) => l === raw?.toLowerCase());
+      if (level === undefined)
+        throw new UsageError(`${label} must be one of ${LOG_LEVELS.join(', ')}, got ${shown(raw)}`);
+      o.logLevel = level;
+      return;
+    }
+    case 'log-format': {
+      const f = raw?.toLowerCase();
+      if (f !== 'json' && f !== 'pretty') throw new UsageError(`${label} must be json or pretty, got ${shown(raw)}`);
+      o.logFormat = f;
+      return;
+    }
+    case 'quiet': {
+      const v = raw?.toLowerCase();
+      if (v === '1' || v === 'true' || v === 'yes') o.quiet = true;
+      else if (v === '0' || v === 'false' || v === 'no') o.quiet = false;
+      else throw new UsageError(`${label} must be 1, true, yes, 0, false or no, got ${shown(raw)}`);
+      return;
+    }
+  }
+}
+
+/**
+ * Parses the arguments of `eventide serve`; the variables of
+ * {@link SERVE_ENV} in `env` come before them, and `defaults` replace the
+ * built-in defaults ({@link SERVE_DEFAULTS}) before both. Throws a
+ * {@link UsageError} for an invalid command line or variable (the message
+ * names the option or the variable).
  * @example
  * ```ts
  * parseServeArgs(['--rows', '1000', '--database', ':memory:']).rows; // 1000
+ * parseServeArgs(['--port', '9000'], {}, { EVENTIDE_PORT: '8080', EVENTIDE_HOST: '0.0.0.0' }); // port 9000, host 0.0.0.0
  * ```
  */
-export function parseServeArgs(args: readonly string[], defaults: Partial<ServeOptions> = {}): ServeOptions {
+export function parseServeArgs(
+  args: readonly string[],
+  defaults: Partial<ServeOptions> = {},
+  env: Readonly<Record<string, string | undefined>> = {},
+): ServeOptions {
   const o: ServeOptions = { ...SERVE_DEFAULTS, ...defaults };
   let values: Record<string, string | boolean | undefined>;
   try {
@@ -121,23 +224,14 @@ export function parseServeArgs(args: readonly string[], defaults: Partial<ServeO
   } catch (e) {
     throw usageFrom(e as Error & { code?: string });
   }
-  const str = (name: string): string | undefined => values[name] as string | undefined;
-  if ('host' in values) {
-    o.host = str('host') ?? '';
-    if (o.host === '') throw new UsageError('--host needs an address');
+  for (const [name, variable] of Object.entries(SERVE_ENV)) {
+    const raw = env[variable];
+    if (raw !== undefined && raw !== '') setOption(o, name, raw, variable);
   }
-  if ('port' in values) o.port = intOption('--port', str('port'), 0, 65535);
-  if ('database' in values) {
-    o.database = str('database') ?? '';
-    if (o.database === '') throw new UsageError('--database needs a file name or a postgres:// URL');
+  for (const [name, spec] of Object.entries(PARSE_OPTIONS)) {
+    if (!(name in values) || spec.type !== 'string') continue;
+    setOption(o, name, values[name] as string | undefined, `--${name}`);
   }
-  if ('rows' in values) o.rows = intOption('--rows', str('rows'), 1, 100_000_000);
-  if ('workers' in values) o.workers = intOption('--workers', str('workers'), 1, 64);
-  if ('allowed-hosts' in values) o.allowedHosts = hostList(str('allowed-hosts'));
-  if ('shutdown-timeout' in values)
-    o.shutdownTimeout = secondsOption('--shutdown-timeout', str('shutdown-timeout'), 0, 3600);
-  if ('max-restarts' in values) o.maxRestarts = intOption('--max-restarts', str('max-restarts'), 0, 1000);
-  if ('restart-window' in values) o.restartWindow = secondsOption('--restart-window', str('restart-window'), 1, 86_400);
   if (values['quiet'] === true) o.quiet = true;
   if (values['help'] === true) o.help = true;
   if (values['worker'] === true) o.worker = true;
@@ -153,6 +247,9 @@ const PARSE_OPTIONS = {
   workers: { type: 'string' },
   'allowed-hosts': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
+  'shutdown-delay': { type: 'string' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
   'max-restarts': { type: 'string' },
   'restart-window': { type: 'string' },
   quiet: { type: 'boolean' },
@@ -220,35 +317,64 @@ export function defaultAllowedHosts(host: string): string[] {
  */
 export const SERVE_USAGE = `Usage: eventide serve [OPTIONS]
 
-Serves the demo catalog API on EventHttp.
+Serves the demo catalog API on EventHttp, with /healthz, /readyz and
+/metrics beside it. Each option can also be set by the environment variable
+in brackets; the command line wins.
 
 Options:
   --host ADDRESS            address to listen on (default ${SERVE_DEFAULTS.host})
+                            [EVENTIDE_HOST]
   --port N                  TCP port, 0 for a free one (default ${SERVE_DEFAULTS.port})
+                            [EVENTIDE_PORT]
   --database FILE|URL       SQLite file, created and seeded when missing, or a
                             postgres:// URL (default ${SERVE_DEFAULTS.database})
+                            [DATABASE_URL]
   --rows N                  rows to seed a new database with (default ${SERVE_DEFAULTS.rows})
+                            [EVENTIDE_ROWS]
   --workers N               serve from N worker processes (1..64) under a
                             supervising primary that restarts crashed workers
                             (default: none, this one process serves)
+                            [EVENTIDE_WORKERS]
   --allowed-hosts A,B,...   host names accepted in the Host header; '*' accepts
                             any, '.example.com' a domain and its subdomains
                             (default localhost,127.0.0.1,[::1], the --host
                             address, .example.com); others get 400
-  --shutdown-timeout SECS   on SIGTERM/SIGINT, how long requests in flight may
-                            take before their connections are closed (default ${SERVE_DEFAULTS.shutdownTimeout})
+                            [EVENTIDE_ALLOWED_HOSTS]
+  --shutdown-delay SECS     on SIGTERM/SIGINT, keep serving this long with
+                            /readyz answering 503 before the listener closes
+                            (default ${SERVE_DEFAULTS.shutdownDelay}) [EVENTIDE_SHUTDOWN_DELAY]
+  --shutdown-timeout SECS   then, how long requests in flight may take before
+                            their connections are closed (default ${SERVE_DEFAULTS.shutdownTimeout})
+                            [EVENTIDE_SHUTDOWN_TIMEOUT]
   --max-restarts N          with --workers: restarts allowed within the restart
                             window; one more crash stops the service with
-                            exit status 1 (default ${SERVE_DEFAULTS.maxRestarts})
+                            exit status 1 (default ${SERVE_DEFAULTS.maxRestarts}) [EVENTIDE_MAX_RESTARTS]
   --restart-window SECS     with --workers: the window of --max-restarts (default ${SERVE_DEFAULTS.restartWindow})
-  --quiet                   no access log lines on stdout
+                            [EVENTIDE_RESTART_WINDOW]
+  --log-level LEVEL         trace, debug, info, warn, error, fatal or silent
+                            (default ${SERVE_DEFAULTS.logLevel}) [EVENTIDE_LOG_LEVEL]
+  --log-format json|pretty  JSON lines, or one readable line per entry
+                            (default: pretty on a terminal, json otherwise)
+                            [EVENTIDE_LOG_FORMAT]
+  --quiet                   no access log entries [EVENTIDE_QUIET=1|true|yes]
   -h, --help                show this text
 
-Signals: SIGINT and SIGTERM finish the requests in flight (at most
---shutdown-timeout seconds) and exit with status 0. With --workers, SIGHUP
-replaces the workers one at a time without dropping requests; a crashed
-worker is restarted after 0.1 s, doubling up to 5 s.
+Logs go to stdout: one entry per request (request id, method, path, route,
+status, bytes, duration); the request id is the client's X-Request-Id when
+it is 1..200 printable characters, a new UUID otherwise, and is sent back
+in X-Request-Id. An empty environment variable counts as unset.
+
+Routes beside the API: GET /healthz (200 while the process answers),
+/readyz (200 when the database answers within 1 s; 503 otherwise and from
+SIGTERM on), /metrics (Prometheus text; with --workers, aggregated over
+all workers by the primary).
+
+Signals: SIGINT and SIGTERM stop the service: /readyz answers 503 for
+--shutdown-delay seconds, then the listener closes and the requests in
+flight finish (at most --shutdown-timeout seconds); exit status 0. With
+--workers, SIGHUP replaces the workers one at a time without dropping
+requests; a crashed worker is restarted after 0.1 s, doubling up to 5 s.
 Exit status: 0 after SIGINT/SIGTERM; 1 when the database cannot be opened,
 the port cannot be used, a worker fails to start, or the workers keep
-crashing; 2 for a bad command line.
+crashing; 2 for a bad command line or environment variable.
 `;

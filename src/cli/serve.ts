@@ -4,21 +4,30 @@
  * ```text
  * eventide serve [--host 127.0.0.1] [--port 8000] [--database FILE|postgres://...]
  *                [--rows 100000] [--workers N] [--allowed-hosts A,B]
- *                [--shutdown-timeout 10] [--max-restarts 5] [--restart-window 30]
+ *                [--shutdown-delay 0] [--shutdown-timeout 10] [--max-restarts 5]
+ *                [--restart-window 30] [--log-level info] [--log-format json|pretty]
  *                [--quiet] [--help]
  * ```
  *
+ * Every option can also come from an environment variable (`EVENTIDE_PORT`,
+ * `DATABASE_URL`, ...: `SERVE_ENV`); the command line wins.
+ *
  * The SQLite file (default `eventide-demo.sqlite3` in the working directory)
  * is created and seeded on first start, with a progress bar on a terminal;
- * an existing file of the demo's shape is opened as it is. One log line per
- * request on stdout (unless `--quiet`). SIGINT and SIGTERM finish the
- * requests in flight (at most `--shutdown-timeout` seconds) and exit with
- * status 0.
+ * an existing file of the demo's shape is opened as it is. Logs go to
+ * stdout through pino (`logging.ts`): JSON lines, or readable lines on a
+ * terminal; one entry per request (unless `--quiet`) with its request id,
+ * which is also sent back as `X-Request-Id`. `/healthz`, `/readyz` and
+ * `/metrics` are served beside the API (`observability.ts`). SIGINT and
+ * SIGTERM make `/readyz` answer 503 for `--shutdown-delay` seconds, then
+ * close the listener and finish the requests in flight (at most
+ * `--shutdown-timeout` seconds); the exit status is 0.
  *
  * With `--workers N` this process is a supervising primary (see
  * `cluster.ts`): N worker processes share the port, crashed workers are
- * restarted, SIGHUP replaces them one at a time. The API accepts only the
- * host names of `--allowed-hosts` (default: the loopback names, the
+ * restarted, SIGHUP replaces them one at a time; `/metrics`, asked of any
+ * worker, is the primary's aggregate of all of them. The API accepts only
+ * the host names of `--allowed-hosts` (default: the loopback names, the
  * `--host` address and `.example.com`).
  *
  * @module
@@ -26,18 +35,28 @@
 import cluster from 'node:cluster';
 import { createServer, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
+import type { Logger } from 'pino';
 import { EventBase } from '../event/base.js';
 import { EventHttp } from '../http/server.js';
 import { openDemoDatabase, type DemoDatabaseHandle } from './demo-data.js';
 import type { AccessLogEntry } from '../rest/api.js';
 import { buildDemoApi } from './demo.js';
 import { supervisorMessage, workerMessage, WorkerSupervisor } from './cluster.js';
+import { accessLogger, createServeLogger } from './logging.js';
+import {
+  clusterMetricsClient,
+  databaseProblem,
+  installHealthRoutes,
+  serveClusterMetrics,
+  ServeMetrics,
+} from './observability.js';
 import { defaultAllowedHosts, parseServeArgs, SERVE_USAGE, UsageError, type ServeOptions } from './serve-options.js';
 
 export {
   defaultAllowedHosts,
   parseServeArgs,
   SERVE_DEFAULTS,
+  SERVE_ENV,
   SERVE_USAGE,
   UsageError,
   type ServeOptions,
@@ -46,7 +65,28 @@ export {
 /** How long a stopping worker keeps reading the connections it accepted last before shutting down (ms). */
 const LAME_DUCK_MS = 250;
 
-function progressBar(): (done: number, total: number) => void {
+/** How long `/readyz` waits for the database (ms). */
+const READY_DEADLINE_MS = 1000;
+
+/** The response header of the request id. */
+const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** The environment variable that tells a worker its number (set by the supervisor). */
+const WORKER_NUMBER_ENV = 'EVENTIDE_WORKER_NUMBER';
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function logFormat(o: ServeOptions): 'json' | 'pretty' {
+  return o.logFormat ?? (process.stdout.isTTY === true ? 'pretty' : 'json');
+}
+
+function loggerFor(o: ServeOptions, worker: number | null): Logger {
+  return createServeLogger({ level: o.logLevel, format: logFormat(o), worker });
+}
+
+function progressBar(log: Logger): (done: number, total: number) => void {
   const tty = process.stderr.isTTY === true;
   let lastPct = -1;
   return (done, total) => {
@@ -61,7 +101,7 @@ function progressBar(): (done: number, total: number) => void {
       );
       if (done >= total) process.stderr.write('\n');
     } else if (pct % 10 === 0) {
-      process.stderr.write(`seeding: ${pct}% (${done}/${total} rows)\n`);
+      log.info({ done, total }, `seeding: ${pct}% (${done}/${total} rows)`);
     }
   };
 }
@@ -71,32 +111,67 @@ function describeDb(o: ServeOptions, db: DemoDatabaseHandle): string {
   return `${where}, ${db.rowCount} rows${db.created ? ', seeded now' : ''}`;
 }
 
-function logLine(e: AccessLogEntry): void {
-  process.stdout.write(
-    `${e.remoteAddress ?? '-'} "${e.method} ${e.target}" ${e.status} ${e.bytes} ${e.ms.toFixed(1)}ms\n`,
+/** The database for messages: a URL without its password. */
+function shownDatabase(database: string): string {
+  return database.replace(/^(\w+:\/\/[^:/@]*):[^@/]*@/, '$1:***@');
+}
+
+function announce(log: Logger, o: ServeOptions, port: number, description: string): void {
+  const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/`;
+  log.info({ url, port }, `eventide demo API listening on ${url} (${description})`);
+}
+
+async function openDb(o: ServeOptions, log: Logger, seedQuietly: boolean): Promise<DemoDatabaseHandle> {
+  return openDemoDatabase(o.database, { rows: o.rows, ...(seedQuietly ? {} : { onProgress: progressBar(log) }) });
+}
+
+function cannotOpen(log: Logger, o: ServeOptions, e: unknown): void {
+  log.fatal(
+    { err: e, database: shownDatabase(o.database) },
+    `eventide serve: cannot open the database ${shownDatabase(o.database)}: ${(e as Error).message}`,
   );
 }
 
-function announce(o: ServeOptions, port: number, description: string): void {
-  process.stdout.write(
-    `eventide demo API listening on http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/ (${description})\n`,
-  );
+/** What the health routes of a serving process read. */
+interface ServingState {
+  stopping: boolean;
 }
 
-async function openDb(o: ServeOptions, seedQuietly: boolean): Promise<DemoDatabaseHandle> {
-  return openDemoDatabase(o.database, { rows: o.rows, ...(seedQuietly ? {} : { onProgress: progressBar() }) });
-}
-
-/** The demo API on an EventHttp of a new EventBase (not dispatching yet). */
-function startHttp(o: ServeOptions, db: DemoDatabaseHandle): { http: EventHttp; base: EventBase } {
-  const api = buildDemoApi(db.items(), {
-    allowedHosts: o.allowedHosts ?? defaultAllowedHosts(o.host),
-    ...(o.quiet ? {} : { onResponse: logLine }),
-  });
+/**
+ * The demo API, `/healthz`, `/readyz` and `/metrics` on an EventHttp of a
+ * new EventBase (not dispatching yet). `aggregate` (in a worker) gives the
+ * metrics of all workers; without it `/metrics` is this process's.
+ */
+function startHttp(
+  o: ServeOptions,
+  db: DemoDatabaseHandle,
+  log: Logger,
+  state: ServingState,
+  aggregate: ((metrics: ServeMetrics) => () => Promise<string>) | null,
+): { http: EventHttp; base: EventBase } {
   const base = new EventBase();
   const http = new EventHttp(base);
+  const metrics = new ServeMetrics({ openConnections: () => http.conns.size });
+  const access = o.quiet ? null : accessLogger(log);
+  const onResponse = (e: AccessLogEntry): void => {
+    metrics.observe(e);
+    access?.(e);
+  };
+  const api = buildDemoApi(db.items(), {
+    allowedHosts: o.allowedHosts ?? defaultAllowedHosts(o.host),
+    onResponse,
+    logger: log,
+    requestIdHeader: REQUEST_ID_HEADER,
+  });
   http.setTimeout(60);
+  http.setLogger(log);
   api.serve(http);
+  const allMetrics = aggregate !== null ? aggregate(metrics) : () => metrics.registry.metrics();
+  installHealthRoutes(http, {
+    problem: () => databaseProblem(db, READY_DEADLINE_MS),
+    metrics: allMetrics,
+    stopping: () => state.stopping,
+  });
   return { http, base };
 }
 
@@ -124,16 +199,18 @@ function stopSignal(): Promise<NodeJS.Signals> {
 
 /** One process: binds the port itself. */
 async function runSingle(o: ServeOptions): Promise<number> {
+  const log = loggerFor(o, null);
   let db: DemoDatabaseHandle;
   try {
-    db = await openDb(o, false);
+    db = await openDb(o, log, false);
   } catch (e) {
-    process.stderr.write(`eventide serve: cannot open the database ${o.database}: ${(e as Error).message}\n`);
+    cannotOpen(log, o, e);
     return 1;
   }
-  const { http, base } = startHttp(o, db);
+  const state: ServingState = { stopping: false };
+  const { http, base } = startHttp(o, db, log, state, null);
   if (!http.bind(o.host, o.port)) {
-    process.stderr.write(`eventide serve: cannot listen on ${o.host}:${o.port}\n`);
+    log.fatal({ host: o.host, port: o.port }, `eventide serve: cannot listen on ${o.host}:${o.port}`);
     http.free();
     await db.close();
     return 1;
@@ -141,22 +218,27 @@ async function runSingle(o: ServeOptions): Promise<number> {
   const running = base.dispatch();
   // Handlers first, then the announcement: a supervisor may signal as soon as it reads it.
   const stopped = stopSignal();
-  announce(o, http.getBoundPorts()[0] as number, describeDb(o, db));
-  await stopped;
-  process.stdout.write('eventide serve: shutting down\n');
+  announce(log, o, http.getBoundPorts()[0] as number, describeDb(o, db));
+  const signal = await stopped;
+  state.stopping = true;
+  log.info({ signal, shutdownDelay: o.shutdownDelay }, 'eventide serve: shutting down');
+  if (o.shutdownDelay > 0) await sleep(o.shutdownDelay * 1000);
   await shutdownWithin(http, o.shutdownTimeout);
   await running;
   await db.close();
+  log.info('eventide serve: shut down');
   return 0;
 }
 
 /** A worker of the primary: listens through node:cluster (the port is shared), reports ready, stops when asked. */
 async function runWorker(o: ServeOptions): Promise<number> {
+  const n = Number(process.env[WORKER_NUMBER_ENV]);
+  const log = loggerFor(o, Number.isInteger(n) && n > 0 ? n : (cluster.worker?.id ?? null));
   // Stop requests count from the start: the primary may ask while this worker is still opening the database.
   let requestStop: () => void = () => {};
   const stopRequested = new Promise<void>((resolve) => (requestStop = resolve));
-  let stopping = false;
-  void stopRequested.then(() => (stopping = true));
+  const state: ServingState = { stopping: false };
+  void stopRequested.then(() => (state.stopping = true));
   process.on('message', (m: unknown) => {
     if (workerMessage(m) === 'stop') requestStop();
   });
@@ -166,38 +248,36 @@ async function runWorker(o: ServeOptions): Promise<number> {
 
   let db: DemoDatabaseHandle;
   try {
-    db = await openDb(o, true);
+    db = await openDb(o, log, true);
   } catch (e) {
-    process.stderr.write(
-      `eventide serve: worker ${process.pid}: cannot open the database ${o.database}: ${(e as Error).message}\n`,
-    );
+    cannotOpen(log, o, e);
     return 1;
   }
   const server = createServer({ pauseOnConnect: true, allowHalfOpen: true, keepAlive: true });
   try {
-    if (stopping) throw new Error('stopped while starting');
+    if (state.stopping) throw new Error('stopped while starting');
     server.listen({ host: o.host, port: o.port });
     await once(server, 'listening');
   } catch (e) {
-    if (!stopping)
-      process.stderr.write(
-        `eventide serve: worker ${process.pid}: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}\n`,
-      );
+    if (!state.stopping)
+      log.fatal({ err: e }, `eventide serve: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`);
     server.close();
     await db.close();
     cluster.worker?.disconnect();
-    return stopping ? 0 : 1;
+    return state.stopping ? 0 : 1;
   }
   // No await between 'listening' and accept(): no connection can arrive in between.
-  const { http, base } = startHttp(o, db);
+  const { http, base } = startHttp(o, db, log, state, (m) => clusterMetricsClient(m.registry));
   if (!http.accept(server)) throw new Error('EventHttp cannot accept on the shared server');
   const running = base.dispatch();
-  if (!stopping) process.send?.(supervisorMessage('ready'));
+  if (!state.stopping) process.send?.(supervisorMessage('ready'));
   await stopRequested;
-  // Stop accepting, read what was accepted last, then shut down within the deadline.
+  // Not ready any more, still serving for --shutdown-delay; then stop accepting,
+  // read what was accepted last, and shut down within the deadline.
+  if (o.shutdownDelay > 0) await sleep(o.shutdownDelay * 1000);
   server.close();
   const lameDuck = Math.min(LAME_DUCK_MS, o.shutdownTimeout * 1000);
-  await new Promise((r) => setTimeout(r, lameDuck));
+  await sleep(lameDuck);
   await shutdownWithin(http, Math.max(0, o.shutdownTimeout - lameDuck / 1000));
   await running;
   await db.close();
@@ -225,22 +305,29 @@ async function choosePort(o: ServeOptions): Promise<number> {
   }
 }
 
+/** The level of a supervisor line. */
+function supervisorLevel(line: string): 'info' | 'warn' | 'error' {
+  if (/giving up|failed to start/.test(line)) return 'error';
+  return /died|killing|stopped|ignored/.test(line) ? 'warn' : 'info';
+}
+
 /** The primary of `--workers N`. */
 async function runPrimary(o: ServeOptions): Promise<number> {
+  const log = loggerFor(o, null);
   let description: string;
   try {
-    const db = await openDb(o, false);
+    const db = await openDb(o, log, false);
     description = describeDb(o, db);
     await db.close();
   } catch (e) {
-    process.stderr.write(`eventide serve: cannot open the database ${o.database}: ${(e as Error).message}\n`);
+    cannotOpen(log, o, e);
     return 1;
   }
   let port: number;
   try {
     port = await choosePort(o);
   } catch (e) {
-    process.stderr.write(`eventide serve: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}\n`);
+    log.fatal({ err: e }, `eventide serve: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`);
     return 1;
   }
   const args = [
@@ -250,38 +337,52 @@ async function runPrimary(o: ServeOptions): Promise<number> {
     o.host,
     '--port',
     String(port),
-    '--database',
-    o.database,
+    // A DATABASE_URL (maybe with a password) reaches the workers through their environment, not their command line.
+    ...(process.env['DATABASE_URL'] === o.database ? [] : ['--database', o.database]),
     '--rows',
     String(o.rows),
     '--allowed-hosts',
     (o.allowedHosts ?? defaultAllowedHosts(o.host)).join(','),
     '--shutdown-timeout',
     String(o.shutdownTimeout),
+    '--shutdown-delay',
+    String(o.shutdownDelay),
+    '--log-level',
+    o.logLevel,
+    '--log-format',
+    logFormat(o),
     ...(o.quiet ? ['--quiet'] : []),
   ];
   const supervisor = new WorkerSupervisor({
     workers: o.workers,
     exec: process.argv[1] as string,
     args,
-    shutdownTimeout: o.shutdownTimeout,
+    shutdownTimeout: o.shutdownTimeout + o.shutdownDelay,
     maxRestarts: o.maxRestarts,
     restartWindow: o.restartWindow,
+    log: (line) => log[supervisorLevel(line)](`eventide serve: ${line}`),
+    workerEnv: (n) => ({ [WORKER_NUMBER_ENV]: String(n) }),
   });
+  const stopMetrics = serveClusterMetrics();
   // Handlers before the first fork: a signal during start-up stops the workers started so far.
-  void stopSignal().then(() => supervisor.stop(0));
+  void stopSignal().then((signal) => {
+    log.info({ signal, shutdownDelay: o.shutdownDelay }, 'eventide serve: shutting down');
+    return supervisor.stop(0);
+  });
   process.on('SIGHUP', () => void supervisor.reload());
-  if (await supervisor.start()) announce(o, port, `${description}, ${o.workers} workers`);
+  if (await supervisor.start()) announce(log, o, port, `${description}, ${o.workers} workers`);
   const status = await supervisor.finished;
-  process.stdout.write('eventide serve: shut down\n');
+  stopMetrics();
+  log.info({ status }, 'eventide serve: shut down');
   return status;
 }
 
 /**
  * Runs `eventide serve` and resolves with the exit status (0 after
  * SIGINT/SIGTERM or `--help`, 1 when it cannot serve or the workers keep
- * crashing, 2 for a bad command line). `defaults` replace the built-in
- * defaults of the options (the command line still overrides them).
+ * crashing, 2 for a bad command line or environment variable). `defaults`
+ * replace the built-in defaults of the options (the environment variables
+ * of `SERVE_ENV` override them, and the command line overrides both).
  * @example
  * ```ts
  * process.exitCode = await serve(['--port', '8000', '--workers', '4'], { maxRestarts: 10 });
@@ -290,7 +391,7 @@ async function runPrimary(o: ServeOptions): Promise<number> {
 export async function serve(args: readonly string[], defaults: Partial<ServeOptions> = {}): Promise<number> {
   let o: ServeOptions;
   try {
-    o = parseServeArgs(args, defaults);
+    o = parseServeArgs(args, defaults, process.env);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     process.stderr.write(`eventide serve: ${e.message}\n${SERVE_USAGE}`);

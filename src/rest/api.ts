@@ -22,6 +22,7 @@ import { nodeHandler } from './adapters/node.js';
 import type { ApiContext, ApiRequest, ApiResponse, RawRequest, ReverseOptions } from './contracts.js';
 import { APIException, NotFound } from './errors.js';
 import { logInternalError } from './log.js';
+import { requestIdContext, requestIdOf, withRequestId } from './request-id.js';
 import { JSONRenderer } from './renderers.js';
 import { Request } from './request.js';
 import { Response, type RenderedResponse } from './response.js';
@@ -45,6 +46,10 @@ export interface AccessLogEntry {
   bytes: number;
   ms: number;
   remoteAddress: string | null;
+  /** The request id (with the `requestIdHeader` option; null without it). */
+  requestId?: string | null;
+  /** The matched route's view name (`v1:item-list`; the function's name when unnamed), null when none matched. */
+  route?: string | null;
 }
 
 /**
@@ -69,6 +74,14 @@ export interface RestApiOptions {
    * one line per error, plus its stack, on stderr.
    */
   logger?: HttpLogger;
+  /**
+   * Gives each request an id, sent back in this response header (say
+   * `X-Request-Id`): the client's value of that header when it is 1 to 200
+   * printable ASCII characters, a new UUID otherwise. The id is in the
+   * `onResponse` entry and in every entry the API logs while handling the
+   * request (`requestId`). Default: none.
+   */
+  requestIdHeader?: string | null;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -107,6 +120,7 @@ export class RestApi implements ApiContext {
   readonly logger: HttpLogger;
   readonly #appendSlash: boolean;
   readonly #onResponse: ((entry: AccessLogEntry) => void) | null;
+  readonly #requestId: { header: string; context: ReturnType<typeof requestIdContext> } | null;
   /** Renders responses no renderer was negotiated for (a 404 from routing, an error before negotiation). */
   readonly #jsonRenderer = new JSONRenderer();
 
@@ -116,7 +130,10 @@ export class RestApi implements ApiContext {
         ? options.settings
         : createSettings(options.settings);
     this.urlconf = new URLResolver(options.urlpatterns);
+    const header = options.requestIdHeader ?? null;
+    this.#requestId = header !== null ? { header, context: requestIdContext() } : null;
     this.logger = options.logger ?? stderrLogger();
+    if (this.#requestId !== null) this.logger = withRequestId(this.logger, this.#requestId.context);
     for (const w of checkSettings(this.settings)) this.logger.warn({ check: w.id, hint: w.hint }, w.message);
     this.#appendSlash = options.appendSlash ?? true;
     this.#onResponse = options.onResponse ?? null;
@@ -136,7 +153,13 @@ export class RestApi implements ApiContext {
   }
 
   /** Handles one request: routes it, runs the view, renders the response. Never rejects. */
-  async handle(raw: RawRequest): Promise<RenderedResponse> {
+  handle(raw: RawRequest): Promise<RenderedResponse> {
+    if (this.#requestId === null) return this.#handle(raw, null);
+    const id = requestIdOf(raw.headers, this.#requestId.header);
+    return this.#requestId.context.run(id, () => this.#handle(raw, id));
+  }
+
+  async #handle(raw: RawRequest, requestId: string | null): Promise<RenderedResponse> {
     const started = this.#onResponse !== null ? performance.now() : 0;
     let request: Request | null = null;
     let out: RenderedResponse;
@@ -159,6 +182,9 @@ export class RestApi implements ApiContext {
     } catch (error) {
       out = this.render(this.#failed(error, request, raw), request);
     }
+    const idHeader = this.#requestId?.header.toLowerCase();
+    if (requestId !== null && idHeader !== undefined && !out.headers.some(([k]) => k.toLowerCase() === idHeader))
+      out.headers.push([this.#requestId?.header ?? idHeader, requestId]);
     if (this.#onResponse !== null) {
       this.#onResponse({
         method: raw.method,
@@ -167,6 +193,8 @@ export class RestApi implements ApiContext {
         bytes: out.body.length,
         ms: performance.now() - started,
         remoteAddress: raw.remoteAddress ?? null,
+        requestId,
+        route: request?.resolverMatch?.viewName ?? null,
       });
     }
     return out;

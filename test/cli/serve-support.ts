@@ -33,7 +33,7 @@ export interface WorkerStart {
 
 /** Every `worker N started (pid P)` line so far, in order. */
 export function workerStarts(run: ExampleRun): WorkerStart[] {
-  return [...run.stderr().matchAll(/worker (\d+) started \(pid (\d+)\)/g)].map((m) => ({
+  return [...run.stdout().matchAll(/worker (\d+) started \(pid (\d+)\)/g)].map((m) => ({
     n: Number(m[1]),
     pid: Number(m[2]),
   }));
@@ -41,7 +41,7 @@ export function workerStarts(run: ExampleRun): WorkerStart[] {
 
 /** Waits until at least `count` workers have been reported started. */
 export async function waitStarts(run: ExampleRun, count: number, ms = 60_000): Promise<WorkerStart[]> {
-  await run.waitStderr(new RegExp(`(?:worker \\d+ started \\(pid \\d+\\)[^]*?){${count}}`), ms);
+  await waitUntil(() => workerStarts(run).length >= count, ms, `${count} workers started`);
   return workerStarts(run);
 }
 
@@ -67,6 +67,11 @@ export async function waitUntil(cond: () => boolean, ms: number, what: string): 
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await sleep(20);
   }
+}
+
+/** Waits until the log (stdout) matches `re`. */
+export async function waitLog(run: ExampleRun, re: RegExp, ms: number): Promise<void> {
+  await waitUntil(() => re.test(run.stdout()), ms, String(re));
 }
 
 /** A response: status, headers and body text. */

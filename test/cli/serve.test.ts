@@ -142,7 +142,7 @@ test('seeds a new SQLite file with progress, serves, logs each request, stops on
   const run = serve(['--database', file, '--rows', '500']);
   const o = await origin(run);
   assert.match(run.stdout(), /SQLite .*demo\.sqlite3, 500 rows, seeded now/);
-  assert.match(run.stderr(), /seeding.*100%/);
+  assert.match(run.stdout(), /seeding: 100%/);
   const page = (await (await fetch(`${o}/page/items/?page=50`)).json()) as {
     count: number;
     results: { id: number; created: string }[];
@@ -155,7 +155,7 @@ test('seeds a new SQLite file with progress, serves, logs each request, stops on
   );
   assert.equal(page.next, null);
   assert.equal(page.results[9]?.created, '2020-01-01T00:08:20.500000Z');
-  await run.waitStdout('"GET /page/items/?page=50" 200');
+  await run.waitStdout('"path":"/page/items/?page=50","route":"page-items","status":200');
   run.kill('SIGTERM');
   const ex = await run.waitExit();
   assert.equal(ex.code, 0, run.stderr());
@@ -163,7 +163,7 @@ test('seeds a new SQLite file with progress, serves, logs each request, stops on
   const again = serve(['--database', file, '--rows', '900']);
   await origin(again);
   assert.match(again.stdout(), /500 rows\)/, 'the existing file is opened as it is');
-  assert.doesNotMatch(again.stderr(), /seeding/);
+  assert.doesNotMatch(again.stdout() + again.stderr(), /seeding/);
   again.kill('SIGINT');
   assert.equal((await again.waitExit()).code, 0);
 });
@@ -177,7 +177,7 @@ test('a file of another shape is refused with a clear message and left alone', a
   const run = serve(['--database', file]);
   const ex = await run.waitExit();
   assert.equal(ex.code, 1);
-  assert.match(run.stderr(), /cannot open the database .*other\.sqlite3/);
+  assert.match(run.stdout(), /"level":"fatal".*cannot open the database .*other\.sqlite3/);
   const check = new Database(file);
   assert.deepEqual(check.prepare('SELECT count(*) AS n FROM item').get(), { n: 0 });
   check.close();

@@ -21,6 +21,7 @@ import {
   sequentialLoad,
   sleep,
   startServe,
+  waitLog,
   waitStarts,
   waitUntil,
   workerStarts,
@@ -105,7 +106,7 @@ test('SIGKILL of a worker under load: the service keeps answering and the worker
   assert.notEqual(replacement.pid, w1);
   assert.ok(alive(replacement.pid));
   assert.match(
-    run.stderr(),
+    run.stdout(),
     new RegExp(`worker 1 \\(pid ${w1}\\) died \\(signal SIGKILL\\); restarting it in \\d+ ms`),
   );
   // After the replacement: every request answered, also once worker 2 is gone (the replacement alone serves then).
@@ -167,8 +168,8 @@ test('workers that keep crashing make the primary give up with exit status 1', a
   const ex = await run.waitExit(30_000);
   assert.equal(ex.code, 1, run.stderr());
   assert.equal(killed.size, 3, run.stderr());
-  assert.match(run.stderr(), /3 crashes within 120 s \(more than --max-restarts 2\): giving up/);
-  assert.match(run.stderr(), /restarting it in 100 ms[^]*restarting it in 200 ms/);
+  assert.match(run.stdout(), /3 crashes within 120 s \(more than --max-restarts 2\): giving up/);
+  assert.match(run.stdout(), /restarting it in 100 ms[^]*restarting it in 200 ms/);
   for (const pid of killed) assert.equal(alive(pid), false, `pid ${pid}`);
 });
 
@@ -180,7 +181,7 @@ test('SIGHUP replaces every worker one at a time without losing a request', asyn
   const load = sequentialLoad(port, '/cursor/items/', () => loadDone, 5000, 90_000);
   await sleep(500);
   run.kill('SIGHUP');
-  await run.waitStderr(/reload done \(pids (\d+), (\d+)\)/, 60_000);
+  await waitLog(run, /reload done \(pids (\d+), (\d+)\)/, 60_000);
   await sleep(500);
   loadDone = true;
   const results = await load;
@@ -188,11 +189,11 @@ test('SIGHUP replaces every worker one at a time without losing a request', asyn
   t.diagnostic(`${results.length} requests during the reload, ${failed.length} failed`);
   assert.ok(results.length >= 20, `only ${results.length} requests`);
   assert.deepEqual(failed, [], `${failed.length} of ${results.length} requests failed`);
-  const m = /reload done \(pids (\d+), (\d+)\)/.exec(run.stderr());
+  const m = /reload done \(pids (\d+), (\d+)\)/.exec(run.stdout());
   const fresh = [Number(m?.[1]), Number(m?.[2])];
   for (const pid of fresh) assert.ok(!old.includes(pid), `pid ${pid} was there before the reload`);
   await waitUntil(() => old.every((pid) => !alive(pid)), 15_000, 'the old workers to exit');
-  assert.doesNotMatch(run.stderr(), /died|killing it/);
+  assert.doesNotMatch(run.stdout(), /died|killing it/);
   run.kill('SIGTERM');
   assert.equal((await run.waitExit(20_000)).code, 0, run.stderr());
 });
@@ -205,9 +206,9 @@ test('SIGHUP with one worker: the new worker serves before the old one stops; a 
   const load = sequentialLoad(port, '/page/items/?page=2', () => loadDone, 5000, 90_000);
   await sleep(300);
   run.kill('SIGHUP');
-  await run.waitStderr(/reloading: replacing/, 20_000);
+  await waitLog(run, /reloading: replacing/, 20_000);
   run.kill('SIGHUP');
-  await run.waitStderr(/reload done \(pids \d+\)[^]*reload done \(pids \d+\)/, 90_000);
+  await waitLog(run, /reload done \(pids \d+\)[^]*reload done \(pids \d+\)/, 90_000);
   await sleep(300);
   loadDone = true;
   const results = await load;
@@ -215,8 +216,8 @@ test('SIGHUP with one worker: the new worker serves before the old one stops; a 
   t.diagnostic(`${results.length} requests during two reloads, ${failed.length} failed`);
   assert.ok(results.length >= 20, `only ${results.length} requests`);
   assert.deepEqual(failed, [], `${failed.length} of ${results.length} requests failed`);
-  assert.match(run.stderr(), /another one will follow/);
-  const pids = [...run.stderr().matchAll(/reload done \(pids (\d+)\)/g)].map((m) => Number(m[1]));
+  assert.match(run.stdout(), /another one will follow/);
+  const pids = [...run.stdout().matchAll(/reload done \(pids (\d+)\)/g)].map((m) => Number(m[1]));
   assert.equal(new Set([first?.pid, ...pids]).size, 3, run.stderr());
   await waitUntil(() => !alive(first?.pid as number), 15_000, 'the first worker to exit');
   run.kill('SIGTERM');
@@ -234,9 +235,9 @@ test('SIGTERM stops the workers and the primary with status 0 within the shutdow
   assert.equal(ex.code, 0, run.stderr());
   assert.ok(ex.at - t0 < 15_000);
   assert.match(run.stdout(), /eventide serve: shut down/);
-  assert.match(run.stdout(), /"GET \/page\/items\/" 200/);
+  assert.match(run.stdout(), /"method":"GET","path":"\/page\/items\/","route":"page-items","status":200/);
   await waitUntil(() => pids.every((pid) => !alive(pid)), 5000, 'the workers to be gone');
-  assert.doesNotMatch(run.stderr(), /died|killing it/);
+  assert.doesNotMatch(run.stdout(), /died|killing it/);
 });
 
 test('the launcher (bin/eventide.js) killed with SIGKILL: the primary and its workers stop too', async (t) => {
@@ -262,8 +263,8 @@ test('a port in use: the workers cannot listen and the primary exits with status
     const run = startServe(['--port', String(port), '--database', dbFile(), '--rows', '200', '--workers', '2']);
     const ex = await run.waitExit(60_000);
     assert.equal(ex.code, 1, run.stderr());
-    assert.match(run.stderr(), new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
-    assert.match(run.stderr(), /worker \d \(pid \d+\) failed to start \(exit code 1\)/);
+    assert.match(run.stdout(), new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
+    assert.match(run.stdout(), /worker \d \(pid \d+\) failed to start \(exit code 1\)/);
     assert.doesNotMatch(run.stdout(), /listening on/);
   } finally {
     holder.close();
@@ -290,7 +291,7 @@ test('finding 1 with --workers 2: MOVE with Upgrade and a body is answered and n
   }
   assert.equal((await get(port, '/page/items/?page_size=1')).status, 200);
   assert.ok(pids.every(alive), 'the same workers still serve');
-  assert.doesNotMatch(run.stderr(), /died/);
+  assert.doesNotMatch(run.stdout(), /died/);
   run.kill('SIGTERM');
   assert.equal((await run.waitExit(15_000)).code, 0);
 });

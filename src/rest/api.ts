@@ -19,7 +19,9 @@ import { stderrLogger, type HttpLogger } from '../http/log.js';
 import type { EventHttp } from '../http/server.js';
 import { serveEventHttp } from './adapters/eventhttp.js';
 import { nodeHandler } from './adapters/node.js';
+import { compressResponse } from './compression.js';
 import type { ApiContext, ApiRequest, ApiResponse, RawRequest, ReverseOptions } from './contracts.js';
+import { CorsPolicy } from './cors.js';
 import { APIException, NotFound } from './errors.js';
 import { logInternalError } from './log.js';
 import { requestIdContext, requestIdOf, withRequestId } from './request-id.js';
@@ -123,6 +125,8 @@ export class RestApi implements ApiContext {
   readonly #requestId: { header: string; context: ReturnType<typeof requestIdContext> } | null;
   /** Renders responses no renderer was negotiated for (a 404 from routing, an error before negotiation). */
   readonly #jsonRenderer = new JSONRenderer();
+  /** The `CORS` setting at work (null when it is off). */
+  readonly #cors: CorsPolicy | null;
 
   constructor(options: RestApiOptions) {
     this.settings =
@@ -137,6 +141,7 @@ export class RestApi implements ApiContext {
     for (const w of checkSettings(this.settings)) this.logger.warn({ check: w.id, hint: w.hint }, w.message);
     this.#appendSlash = options.appendSlash ?? true;
     this.#onResponse = options.onResponse ?? null;
+    this.#cors = this.settings.CORS !== null ? new CorsPolicy(this.settings.CORS) : null;
   }
 
   /**
@@ -170,9 +175,13 @@ export class RestApi implements ApiContext {
       // As Django's CommonMiddleware: a host outside ALLOWED_HOSTS is refused on every route,
       // not only where a URL gets built.
       if (this.settings.ALLOWED_HOSTS !== null) request.getHost();
-      const match = this.urlconf.resolve(request.path);
+      // A CORS preflight is answered here, before routing (as django-cors-headers' middleware does).
+      const preflight = this.#cors?.preflight(request.method, request.headers) ?? null;
+      const match = preflight === null ? this.urlconf.resolve(request.path) : null;
       let response: ApiResponse;
-      if (match === null) {
+      if (preflight !== null) {
+        response = preflight;
+      } else if (match === null) {
         response = this.#notFound(request);
       } else {
         request.resolverMatch = match;
@@ -182,6 +191,7 @@ export class RestApi implements ApiContext {
     } catch (error) {
       out = this.render(this.#failed(error, request, raw), request);
     }
+    if (this.#cors !== null || this.settings.COMPRESSION !== null) out = await this.#finish(raw, out);
     const idHeader = this.#requestId?.header.toLowerCase();
     if (requestId !== null && idHeader !== undefined && !out.headers.some(([k]) => k.toLowerCase() === idHeader))
       out.headers.push([this.#requestId?.header ?? idHeader, requestId]);
@@ -198,6 +208,13 @@ export class RestApi implements ApiContext {
       });
     }
     return out;
+  }
+
+  /** CORS headers (setting `CORS`), then compression (setting `COMPRESSION`): the last steps of every response. */
+  #finish(raw: RawRequest, out: RenderedResponse): RenderedResponse | Promise<RenderedResponse> {
+    if (this.#cors !== null) out = this.#cors.apply(raw.headers, out);
+    const compression = this.settings.COMPRESSION;
+    return compression !== null ? compressResponse(out, raw, compression) : out;
   }
 
   /** The response of an error raised outside a view's own handling (logged once when it is internal). */

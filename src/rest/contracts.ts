@@ -564,6 +564,73 @@ export interface Settings {
    * built-in ones (so an entry under a built-in name replaces it for this API).
    */
   readonly PAGINATION_TEMPLATES: Readonly<Record<string, PaginationTemplate>>;
+  /**
+   * Response compression (gzip, brotli) as `Accept-Encoding` asks, or
+   * `null` (the default, as DRF: no compression). `{}` turns it on with the
+   * defaults (see {@link CompressionSettings}).
+   */
+  readonly COMPRESSION: CompressionSettings | null;
+  /** Cross-origin resource sharing, or `null` (the default): no CORS headers, preflights reach the views. */
+  readonly CORS: CorsSettings | null;
+}
+
+/**
+ * A content coding the API can compress with.
+ * @example
+ * ```ts
+ * const codings: ContentCoding[] = ['br', 'gzip'];
+ * ```
+ */
+export type ContentCoding = 'br' | 'gzip';
+
+/**
+ * The `COMPRESSION` setting: every field is optional and has a default.
+ * @example
+ * ```ts
+ * const settings = createSettings({ COMPRESSION: { threshold: 2048, encodings: ['gzip'], gzipLevel: 5 } });
+ * ```
+ */
+export interface CompressionSettings {
+  /** Smallest body compressed, in bytes (default 1024): smaller bodies go out as they are. */
+  readonly threshold?: number;
+  /** The codings offered, in order of preference when the client accepts several equally (default `['br', 'gzip']`). */
+  readonly encodings?: readonly ContentCoding[];
+  /** zlib level of gzip, 1 (fastest) to 9 (smallest); default 6. */
+  readonly gzipLevel?: number;
+  /** Brotli quality, 0 to 11; default 4 (fast enough for dynamic responses). */
+  readonly brotliQuality?: number;
+}
+
+/**
+ * The `CORS` setting: which other origins may call the API from a browser,
+ * with which methods and headers, and what they may read.
+ * @example
+ * ```ts
+ * const settings = createSettings({
+ *   CORS: { allowedOrigins: ['https://app.example.com', /^https:\/\/[a-z0-9-]+\.example\.com$/], exposedHeaders: ['Link', 'X-Total-Count'], allowCredentials: true },
+ * });
+ * ```
+ */
+export interface CorsSettings {
+  /**
+   * `'*'` (any origin, without credentials), or a list of exact origins
+   * (`https://app.example.com`, no path, no trailing slash) and regular
+   * expressions tested against the whole `Origin` value (anchor them).
+   */
+  readonly allowedOrigins: '*' | readonly (string | RegExp)[];
+  /** Methods a preflight allows (default `DELETE, GET, OPTIONS, PATCH, POST, PUT`). */
+  readonly allowedMethods?: readonly string[];
+  /**
+   * Request headers a preflight allows (default `accept, authorization,
+   * content-type, user-agent, x-csrftoken, x-requested-with`).
+   */
+  readonly allowedHeaders?: readonly string[];
+  /** Response headers the page may read besides the safelisted ones (`Link`, `X-Total-Count`...); default none. */
+  readonly exposedHeaders?: readonly string[];
+  /** Send `Access-Control-Allow-Credentials: true` (cookies, HTTP auth); default false. Not with `'*'`. */
+  readonly allowCredentials?: boolean;
+  /** Seconds a browser may cache a preflight (`Access-Control-Max-Age`); default 86400, `null` sends none. */
+  readonly maxAge?: number | null;
 }
 
 /**

@@ -25,6 +25,15 @@
  */
 export { RestApi, type RestApiOptions, type AccessLogEntry } from './api.js';
 export { createSettings, checkSettings, type SettingsInput, type SettingsWarning } from './settings.js';
+export {
+  compressResponse,
+  isCompressibleType,
+  negotiateEncoding,
+  COMPRESSION_DEFAULTS,
+  type CompressionSettings,
+  type ContentCoding,
+} from './compression.js';
+export { CorsPolicy, CORS_DEFAULTS, type CorsSettings } from './cors.js';
 export type {
   Settings,
   PaginationClass,

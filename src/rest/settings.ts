@@ -12,6 +12,8 @@
  * @module
  */
 import type { FilterBackendClass, RendererClass, Settings } from './contracts.js';
+import { compressionSettings } from './compression.js';
+import { corsSettings } from './cors.js';
 import { ImproperlyConfigured } from './errors.js';
 import { BrowsableAPIRenderer, JSONRenderer } from './renderers.js';
 
@@ -52,6 +54,8 @@ const KEYS: readonly (keyof Settings)[] = [
   'MAX_BODY_SIZE',
   'VERSION_LIFECYCLE',
   'PAGINATION_TEMPLATES',
+  'COMPRESSION',
+  'CORS',
 ];
 
 function describe(v: unknown): string {
@@ -114,6 +118,8 @@ export function createSettings(input: SettingsInput = {}): Settings {
     MAX_BODY_SIZE: input.MAX_BODY_SIZE ?? 2_621_440,
     VERSION_LIFECYCLE: input.VERSION_LIFECYCLE ?? {},
     PAGINATION_TEMPLATES: Object.freeze({ ...input.PAGINATION_TEMPLATES }),
+    COMPRESSION: compressionSettings(input.COMPRESSION),
+    CORS: corsSettings(input.CORS),
   };
   const templates: unknown = input.PAGINATION_TEMPLATES ?? {};
   if (

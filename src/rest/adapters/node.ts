@@ -119,5 +119,12 @@ function writeNode(api: ServedApi, req: IncomingMessage, res: ServerResponse, ou
     res.end(SERVER_ERROR_JSON);
     return;
   }
-  res.end(req.method === 'HEAD' ? undefined : out.body);
+  if (req.method === 'HEAD') {
+    // The headers of the GET, Content-Length included (as EventHttp sends them); no body.
+    if (out.status >= 200 && out.status !== 204 && out.status !== 304 && !res.hasHeader('Content-Length'))
+      res.setHeader('Content-Length', out.body.length);
+    res.end();
+    return;
+  }
+  res.end(out.body);
 }

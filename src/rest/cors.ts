@@ -19,7 +19,7 @@
  * An origin is never reflected blindly: it must be listed, or match one of
  * the listed regular expressions. `'*'` with credentials, a `null` origin
  * with credentials, and a regular expression with credentials that accepts
- * any origin are configuration errors.
+ * any origin (or is not anchored with `^` and `$`) are configuration errors.
  *
  * @module
  */
@@ -99,9 +99,9 @@ export function corsSettings(input: unknown): Readonly<Required<CorsSettings>> |
       if (entry instanceof RegExp) {
         if (entry.global || entry.sticky)
           throw new ImproperlyConfigured(`CORS.allowedOrigins: ${String(entry)} must not have the g or y flag.`);
-        if (credentials && PROBES.some((p) => entry.test(p)))
+        if (credentials && (!/^\^.*[^\\]\$$/s.test(entry.source) || PROBES.some((p) => entry.test(p))))
           throw new ImproperlyConfigured(
-            `CORS.allowedOrigins: ${String(entry)} accepts any origin, which allowCredentials forbids (anchor it: /^https:\\/\\/app\\.example\\.com$/).`,
+            `CORS.allowedOrigins: ${String(entry)} may accept any origin, which allowCredentials forbids (anchor it at both ends: /^https:\\/\\/app\\.example\\.com$/).`,
           );
         list.push(entry);
       } else if (typeof entry === 'string') {

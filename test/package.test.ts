@@ -92,7 +92,8 @@ test('package.json: ESM with a default condition per entry point, optional peer 
     assert.equal(e.types, e.import.replace(/\.js$/, '.d.ts'), key);
   }
   assert.equal(pkg.dependencies, undefined, 'no runtime dependency');
-  for (const name of ['kysely', 'better-sqlite3', 'pg'])
+  // The drivers of eventide/sql, and what only the command loads (logs, metrics, the API reference, a shared count store).
+  for (const name of ['kysely', 'better-sqlite3', 'pg', 'pino', 'prom-client'])
     assert.equal(pkg.peerDependenciesMeta[name]?.optional, true, name);
 });
 

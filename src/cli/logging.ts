@@ -12,7 +12,9 @@
  *
  * @module
  */
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import type * as Pino from 'pino';
+import { loadOptional } from '../sql/drivers.js';
 import type { AccessLogEntry } from '../rest/api.js';
 
 /**
@@ -69,6 +71,8 @@ export interface ServeLoggerOptions {
  * ```
  */
 export function createServeLogger(o: ServeLoggerOptions): Logger {
+  // pino is an optional peer of the package: only the command needs it.
+  const { pino } = loadOptional('pino', 'eventide serve (its logs)') as typeof Pino;
   const base: Record<string, unknown> = { pid: process.pid };
   if (o.worker != null) base['worker'] = o.worker;
   const options = {

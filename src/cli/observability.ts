@@ -24,7 +24,14 @@
  */
 import cluster from 'node:cluster';
 import { sql } from 'kysely';
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import type * as Prom from 'prom-client';
+import { loadOptional } from '../sql/drivers.js';
+
+/** prom-client, an optional peer of the package: only the command needs it. */
+function prom(): typeof Prom {
+  return loadOptional('prom-client', 'eventide serve (its /metrics)') as typeof Prom;
+}
 import { EventBuffer } from '../event/buffer.js';
 import type { EventHttp } from '../http/server.js';
 import { EventHttpRequest } from '../http/request.js';
@@ -45,7 +52,7 @@ const UNMATCHED = '<unmatched>';
  */
 export class ServeMetrics {
   /** The registry holding them. */
-  readonly registry = new Registry();
+  readonly registry: Registry;
   readonly #requests: Counter<'method' | 'route' | 'status'>;
   readonly #latency: Histogram<'method' | 'route'>;
 
@@ -58,6 +65,8 @@ export class ServeMetrics {
    * ```
    */
   constructor(o: { openConnections: () => number; workerLabel?: string }) {
+    const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } = prom();
+    this.registry = new Registry();
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
     this.#requests = new Counter({
       name: 'eventide_http_requests_total',
@@ -121,7 +130,7 @@ function metricsMessage(m: unknown): MetricsMessage | null {
  * ```
  */
 export function serveClusterMetrics(): () => void {
-  const aggregator = new AggregatorRegistry();
+  const aggregator = new (prom().AggregatorRegistry)();
   const onMessage = (worker: import('node:cluster').Worker, m: unknown): void => {
     const ask = metricsMessage(m);
     if (ask === null || ask.text !== undefined || ask.error !== undefined) return;
@@ -149,6 +158,7 @@ export function serveClusterMetrics(): () => void {
  * ```
  */
 export function clusterMetricsClient(registry: Registry, timeoutMs = 6000): () => Promise<string> {
+  const { AggregatorRegistry } = prom();
   AggregatorRegistry.setRegistries([registry]);
   // Constructing one makes prom-client answer the primary's requests for this worker's metrics.
   new AggregatorRegistry();

@@ -12,13 +12,13 @@
  * @module
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Pool } from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { ImproperlyConfigured } from '../rest/errors.js';
 import type { FieldInfo } from '../rest/data/source.js';
 import { SqlQueryset, type SqlDialectKind } from '../sql/queryset.js';
 import { createSqliteKysely, formatSqliteDatetime } from '../sql/sqlite.js';
-import { loadPostgresDriver, loadSqliteDriver } from '../sql/drivers.js';
+import { loadSqliteDriver } from '../sql/drivers.js';
+import { openPostgresReplicas, type PostgresReplicas, type SqlLogger } from '../sql/replicas.js';
 
 /**
  * A row of the demo table.
@@ -103,6 +103,10 @@ export interface DemoOptions {
   readonly exclusiveReads?: boolean;
   /** Called while seeding, after each batch (and once at the end). */
   onProgress?(done: number, total: number): void;
+  /** PostgreSQL: read replicas (`postgres://` URLs); reads are spread over the healthy ones (see `openPostgresReplicas`). */
+  readonly replicas?: readonly string[];
+  /** PostgreSQL: where replica outages are logged. */
+  readonly logger?: SqlLogger;
 }
 
 /**
@@ -164,6 +168,7 @@ function handle(
   created: boolean,
   rowCount: number,
   sqliteDatabase?: BetterSqlite3.Database,
+  replicas?: PostgresReplicas<DemoDatabase>,
 ): DemoDatabaseHandle {
   let items: SqlQueryset<Item> | null = null;
   return {
@@ -173,13 +178,14 @@ function handle(
     rowCount,
     items: () =>
       (items ??= new SqlQueryset<Item>({
-        db,
+        // Reads go through the replica router when there is one (it falls back to the primary).
+        db: replicas?.reads ?? db,
         table: 'item',
         fields: itemFields,
         dialect: kind,
         ...(sqliteDatabase ? { sqliteDatabase } : {}),
       })),
-    close: () => db.destroy(),
+    close: () => (replicas ? replicas.close() : db.destroy()),
   };
 }
 
@@ -281,9 +287,14 @@ async function seedSqlite(database: BetterSqlite3.Database, rows: number, option
 // PostgreSQL
 
 async function openPostgres(url: string, rows: number, options: DemoOptions): Promise<DemoDatabaseHandle> {
-  const db = new Kysely<DemoDatabase>({
-    dialect: new PostgresDialect({ pool: new (loadPostgresDriver<Pool>().Pool)({ connectionString: url, max: 10 }) }),
+  // The primary (schema, seeding) plus the replicas reads are spread over; an unreachable primary fails here.
+  const dbs = await openPostgresReplicas<DemoDatabase>({
+    primary: url,
+    replicas: options.replicas ?? [],
+    poolSize: 10,
+    ...(options.logger ? { logger: options.logger } : {}),
   });
+  const db = dbs.primary;
   try {
     const cols = await sql<{
       name: string;
@@ -320,9 +331,9 @@ async function openPostgres(url: string, rows: number, options: DemoOptions): Pr
       created = true;
       rowCount = rows;
     }
-    return handle('postgres', db, created, rowCount);
+    return handle('postgres', db, created, rowCount, undefined, dbs);
   } catch (err) {
-    await db.destroy();
+    await dbs.close();
     if (err instanceof ImproperlyConfigured) throw err;
     throw new ImproperlyConfigured(`Cannot open the demo table in ${redact(url)}: ${(err as Error).message}`, {
       cause: err,

@@ -18,7 +18,7 @@ import { RelayConnectionPagination } from '../rest/pagination/relay.js';
 import { LimitOffsetPagination } from '../rest/pagination/limit-offset.js';
 import { PageNumberPagination } from '../rest/pagination/page-number.js';
 import { LinkHeaderPagination } from '../rest/pagination/styles.js';
-import { cachedCount } from '../rest/pagination/count.js';
+import { cachedCount, type CountStore } from '../rest/pagination/count.js';
 import type { Request } from '../rest/request.js';
 import { Response } from '../rest/response.js';
 import { reverse } from '../rest/reverse.js';
@@ -170,6 +170,8 @@ export interface DemoApiOptions {
   logger?: HttpLogger;
   /** The request-id header (`X-Request-Id`), see `RestApiOptions.requestIdHeader`; default: no request ids. */
   requestIdHeader?: string | null;
+  /** Where the cached counts live (a Redis store shared by processes and hosts); default: in this process. */
+  countStore?: CountStore;
 }
 
 /**
@@ -185,7 +187,7 @@ export interface DemoApiOptions {
 export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}): RestApi {
   const byId = items.orderBy('id');
   /** One count cache per API for the page-number and limit/offset lists (counts reused for 5 s). */
-  const itemCount = cachedCount({ ttl: 5_000 });
+  const itemCount = cachedCount({ ttl: 5_000, ...(options.countStore ? { store: options.countStore } : {}) });
   class CountedPages extends PagePagination {
     override countStrategy = itemCount;
   }

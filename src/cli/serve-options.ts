@@ -26,6 +26,10 @@ export interface ServeOptions {
   port: number;
   /** A SQLite file name or a `postgres://` URL. */
   database: string;
+  /** PostgreSQL read replicas (`postgres://` URLs) the reads are spread over; none by default. */
+  replicas: string[];
+  /** A Redis server (`redis://`) holding the count cache every process and host shares; null: each process counts. */
+  redis: string | null;
   /** Rows to seed a new database with. */
   rows: number;
   /** Worker processes under a supervising primary; 0: one process serves, no workers. */
@@ -63,6 +67,8 @@ export const SERVE_DEFAULTS: Readonly<ServeOptions> = Object.freeze({
   host: '127.0.0.1',
   port: 8000,
   database: 'eventide-demo.sqlite3',
+  replicas: [],
+  redis: null,
   rows: 100_000,
   workers: 0,
   quiet: false,
@@ -130,6 +136,8 @@ export const SERVE_ENV: Readonly<Record<string, string>> = Object.freeze({
   host: 'EVENTIDE_HOST',
   port: 'EVENTIDE_PORT',
   database: 'DATABASE_URL',
+  replicas: 'EVENTIDE_REPLICAS',
+  redis: 'EVENTIDE_REDIS_URL',
   rows: 'EVENTIDE_ROWS',
   workers: 'EVENTIDE_WORKERS',
   'allowed-hosts': 'EVENTIDE_ALLOWED_HOSTS',
@@ -155,6 +163,22 @@ function setOption(o: ServeOptions, name: string, raw: string | undefined, label
     case 'database':
       if (raw === undefined || raw === '') throw new UsageError(`${label} needs a file name or a postgres:// URL`);
       o.database = raw;
+      return;
+    case 'replicas': {
+      const urls = (raw ?? '')
+        .split(',')
+        .map((u) => u.trim())
+        .filter((u) => u !== '');
+      const bad = urls.find((u) => !/^postgres(?:ql)?:\/\//i.test(u));
+      if (urls.length === 0 || bad !== undefined)
+        throw new UsageError(`${label} needs postgres:// URLs separated by commas${bad ? `, got ${shown(bad)}` : ''}`);
+      o.replicas = urls;
+      return;
+    }
+    case 'redis':
+      if (raw === undefined || !/^rediss?:\/\//i.test(raw))
+        throw new UsageError(`${label} needs a redis:// URL, got ${shown(raw)}`);
+      o.redis = raw;
       return;
     case 'rows':
       o.rows = intOption(label, raw, 1, 100_000_000);
@@ -232,6 +256,8 @@ export function parseServeArgs(
     if (!(name in values) || spec.type !== 'string') continue;
     setOption(o, name, values[name] as string | undefined, `--${name}`);
   }
+  if (o.replicas.length > 0 && !/^postgres(?:ql)?:\/\//i.test(o.database))
+    throw new UsageError('--replicas needs a postgres:// --database (the primary)');
   if (values['quiet'] === true) o.quiet = true;
   if (values['help'] === true) o.help = true;
   if (values['worker'] === true) o.worker = true;
@@ -243,6 +269,8 @@ const PARSE_OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   database: { type: 'string' },
+  replicas: { type: 'string' },
+  redis: { type: 'string' },
   rows: { type: 'string' },
   workers: { type: 'string' },
   'allowed-hosts': { type: 'string' },
@@ -329,6 +357,13 @@ Options:
   --database FILE|URL       SQLite file, created and seeded when missing, or a
                             postgres:// URL (default ${SERVE_DEFAULTS.database})
                             [DATABASE_URL]
+  --replicas URL,URL,...    PostgreSQL read replicas: reads are spread over the
+                            healthy ones, the primary (--database) serves when
+                            none is (default: none) [EVENTIDE_REPLICAS]
+  --redis URL               redis:// server holding the count cache that every
+                            process and host shares; unreachable: counts stay
+                            local, with a warning (default: none)
+                            [EVENTIDE_REDIS_URL]
   --rows N                  rows to seed a new database with (default ${SERVE_DEFAULTS.rows})
                             [EVENTIDE_ROWS]
   --workers N               serve from N worker processes (1..64) under a

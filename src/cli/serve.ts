@@ -39,6 +39,7 @@ import type { Logger } from 'pino';
 import { EventBase } from '../event/base.js';
 import { EventHttp } from '../http/server.js';
 import { openDemoDatabase, type DemoDatabaseHandle } from './demo-data.js';
+import { connectRedisCountStore, type RedisCountStore } from '../sql/redis-count.js';
 import type { AccessLogEntry } from '../rest/api.js';
 import { buildDemoApi } from './demo.js';
 import { supervisorMessage, workerMessage, WorkerSupervisor } from './cluster.js';
@@ -122,7 +123,11 @@ function announce(log: Logger, o: ServeOptions, port: number, description: strin
 }
 
 async function openDb(o: ServeOptions, log: Logger, seedQuietly: boolean): Promise<DemoDatabaseHandle> {
-  return openDemoDatabase(o.database, { rows: o.rows, ...(seedQuietly ? {} : { onProgress: progressBar(log) }) });
+  return openDemoDatabase(o.database, {
+    rows: o.rows,
+    ...(o.replicas.length > 0 ? { replicas: o.replicas, logger: log } : {}),
+    ...(seedQuietly ? {} : { onProgress: progressBar(log) }),
+  });
 }
 
 function cannotOpen(log: Logger, o: ServeOptions, e: unknown): void {
@@ -135,6 +140,14 @@ function cannotOpen(log: Logger, o: ServeOptions, e: unknown): void {
 /** What the health routes of a serving process read. */
 interface ServingState {
   stopping: boolean;
+  /** With `--redis`: the count cache every process and host shares. */
+  countStore?: RedisCountStore | null;
+}
+
+/** The shared count cache of `--redis` (Redis unreachable: a warning, and counts stay local), or null. */
+async function openCountStore(o: ServeOptions, log: Logger): Promise<RedisCountStore | null> {
+  if (o.redis === null) return null;
+  return connectRedisCountStore({ url: o.redis, prefix: 'eventide:demo:count:', logger: log });
 }
 
 /**
@@ -158,6 +171,7 @@ function startHttp(
     access?.(e);
   };
   const api = buildDemoApi(db.items(), {
+    ...(state.countStore ? { countStore: state.countStore } : {}),
     allowedHosts: o.allowedHosts ?? defaultAllowedHosts(o.host),
     onResponse,
     logger: log,
@@ -207,7 +221,7 @@ async function runSingle(o: ServeOptions): Promise<number> {
     cannotOpen(log, o, e);
     return 1;
   }
-  const state: ServingState = { stopping: false };
+  const state: ServingState = { stopping: false, countStore: await openCountStore(o, log) };
   const { http, base } = startHttp(o, db, log, state, null);
   if (!http.bind(o.host, o.port)) {
     log.fatal({ host: o.host, port: o.port }, `eventide serve: cannot listen on ${o.host}:${o.port}`);
@@ -225,6 +239,7 @@ async function runSingle(o: ServeOptions): Promise<number> {
   if (o.shutdownDelay > 0) await sleep(o.shutdownDelay * 1000);
   await shutdownWithin(http, o.shutdownTimeout);
   await running;
+  await state.countStore?.close();
   await db.close();
   log.info('eventide serve: shut down');
   return 0;
@@ -266,6 +281,7 @@ async function runWorker(o: ServeOptions): Promise<number> {
     cluster.worker?.disconnect();
     return state.stopping ? 0 : 1;
   }
+  state.countStore = await openCountStore(o, log);
   // No await between 'listening' and accept(): no connection can arrive in between.
   const { http, base } = startHttp(o, db, log, state, (m) => clusterMetricsClient(m.registry));
   if (!http.accept(server)) throw new Error('EventHttp cannot accept on the shared server');
@@ -280,6 +296,7 @@ async function runWorker(o: ServeOptions): Promise<number> {
   await sleep(lameDuck);
   await shutdownWithin(http, Math.max(0, o.shutdownTimeout - lameDuck / 1000));
   await running;
+  await state.countStore?.close();
   await db.close();
   // The IPC channel would keep this process alive.
   cluster.worker?.disconnect();
@@ -339,6 +356,11 @@ async function runPrimary(o: ServeOptions): Promise<number> {
     String(port),
     // A DATABASE_URL (maybe with a password) reaches the workers through their environment, not their command line.
     ...(process.env['DATABASE_URL'] === o.database ? [] : ['--database', o.database]),
+    // Likewise replicas and Redis given in the environment (EVENTIDE_REPLICAS, EVENTIDE_REDIS_URL).
+    ...(o.replicas.length === 0 || process.env['EVENTIDE_REPLICAS'] === o.replicas.join(',')
+      ? []
+      : ['--replicas', o.replicas.join(',')]),
+    ...(o.redis === null || process.env['EVENTIDE_REDIS_URL'] === o.redis ? [] : ['--redis', o.redis]),
     '--rows',
     String(o.rows),
     '--allowed-hosts',

@@ -172,6 +172,8 @@ export interface DemoApiOptions {
   requestIdHeader?: string | null;
   /** Where the cached counts live (a Redis store shared by processes and hosts); default: in this process. */
   countStore?: CountStore;
+  /** Behind a trusted proxy: links from `X-Forwarded-Host`, https from `X-Forwarded-Proto` (default false). */
+  trustProxy?: boolean;
 }
 
 /**
@@ -385,6 +387,9 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
       MAX_PAGE_SIZE: 100,
       MAX_LIMIT: 100,
       ALLOWED_HOSTS: options.allowedHosts != null ? [...options.allowedHosts] : null,
+      ...(options.trustProxy === true
+        ? { USE_X_FORWARDED_HOST: true, SECURE_PROXY_SSL_HEADER: ['X-Forwarded-Proto', 'https'] as [string, string] }
+        : {}),
     },
     ...(options.onResponse ? { onResponse: options.onResponse } : {}),
     ...(options.logger ? { logger: options.logger } : {}),

@@ -36,6 +36,8 @@ export interface ServeOptions {
   workers: number;
   /** No access log lines. */
   quiet: boolean;
+  /** Behind a trusted proxy: build links from `X-Forwarded-Host`, and `X-Forwarded-Proto: https` means https. */
+  trustProxy: boolean;
   /** `ALLOWED_HOSTS` of the API; null: {@link defaultAllowedHosts} of `host`. */
   allowedHosts: string[] | null;
   /** Seconds the requests in flight may take after SIGTERM/SIGINT before their connections are closed. */
@@ -72,6 +74,7 @@ export const SERVE_DEFAULTS: Readonly<ServeOptions> = Object.freeze({
   rows: 100_000,
   workers: 0,
   quiet: false,
+  trustProxy: false,
   allowedHosts: null,
   shutdownTimeout: 10,
   shutdownDelay: 0,
@@ -148,7 +151,16 @@ export const SERVE_ENV: Readonly<Record<string, string>> = Object.freeze({
   'log-level': 'EVENTIDE_LOG_LEVEL',
   'log-format': 'EVENTIDE_LOG_FORMAT',
   quiet: 'EVENTIDE_QUIET',
+  'trust-proxy': 'EVENTIDE_TRUST_PROXY',
 });
+
+/** A yes/no variable: 1, true, yes or 0, false, no. */
+function flagOption(label: string, raw: string | undefined): boolean {
+  const v = raw?.toLowerCase();
+  if (v === '1' || v === 'true' || v === 'yes') return true;
+  if (v === '0' || v === 'false' || v === 'no') return false;
+  throw new UsageError(`${label} must be 1, true, yes, 0, false or no, got ${shown(raw)}`);
+}
 
 /** Sets option `name` of `o` from `raw`; `label` names it in messages (`--port` or `EVENTIDE_PORT`). */
 function setOption(o: ServeOptions, name: string, raw: string | undefined, label: string): void {
@@ -214,13 +226,12 @@ function setOption(o: ServeOptions, name: string, raw: string | undefined, label
       o.logFormat = f;
       return;
     }
-    case 'quiet': {
-      const v = raw?.toLowerCase();
-      if (v === '1' || v === 'true' || v === 'yes') o.quiet = true;
-      else if (v === '0' || v === 'false' || v === 'no') o.quiet = false;
-      else throw new UsageError(`${label} must be 1, true, yes, 0, false or no, got ${shown(raw)}`);
+    case 'quiet':
+      o.quiet = flagOption(label, raw);
       return;
-    }
+    case 'trust-proxy':
+      o.trustProxy = flagOption(label, raw);
+      return;
   }
 }
 
@@ -259,6 +270,7 @@ export function parseServeArgs(
   if (o.replicas.length > 0 && !/^postgres(?:ql)?:\/\//i.test(o.database))
     throw new UsageError('--replicas needs a postgres:// --database (the primary)');
   if (values['quiet'] === true) o.quiet = true;
+  if (values['trust-proxy'] === true) o.trustProxy = true;
   if (values['help'] === true) o.help = true;
   if (values['worker'] === true) o.worker = true;
   return o;
@@ -281,6 +293,7 @@ const PARSE_OPTIONS = {
   'max-restarts': { type: 'string' },
   'restart-window': { type: 'string' },
   quiet: { type: 'boolean' },
+  'trust-proxy': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   worker: { type: 'boolean' },
 } as const;
@@ -392,6 +405,10 @@ Options:
                             (default: pretty on a terminal, json otherwise)
                             [EVENTIDE_LOG_FORMAT]
   --quiet                   no access log entries [EVENTIDE_QUIET=1|true|yes]
+  --trust-proxy             behind a load balancer that sets them: links use
+                            X-Forwarded-Host, and X-Forwarded-Proto: https
+                            means https (default: off; never without a proxy
+                            that overwrites them) [EVENTIDE_TRUST_PROXY=1]
   -h, --help                show this text
 
 Logs go to stdout: one entry per request (request id, method, path, route,

@@ -172,6 +172,7 @@ function startHttp(
   };
   const api = buildDemoApi(db.items(), {
     ...(state.countStore ? { countStore: state.countStore } : {}),
+    trustProxy: o.trustProxy,
     allowedHosts: o.allowedHosts ?? defaultAllowedHosts(o.host),
     onResponse,
     logger: log,
@@ -361,6 +362,7 @@ async function runPrimary(o: ServeOptions): Promise<number> {
       ? []
       : ['--replicas', o.replicas.join(',')]),
     ...(o.redis === null || process.env['EVENTIDE_REDIS_URL'] === o.redis ? [] : ['--redis', o.redis]),
+    ...(o.trustProxy ? ['--trust-proxy'] : []),
     '--rows',
     String(o.rows),
     '--allowed-hosts',

@@ -6,7 +6,9 @@
  * namespace) walks every keyset page of a 100,000-row table through HAProxy
  * while one host is killed half-way and later restarted: every row is seen
  * exactly once, in order; links point at the public address; no request
- * fails (the balancer retries what the dead host dropped). Everything lives
+ * fails (the balancer retries what the dead host dropped). The hosts get an
+ * internal Host and the public one in X-Forwarded-Host (`--trust-proxy`):
+ * links built from anything else would be refused or wrong. Everything lives
  * in the namespaces, and is torn down by the test.
  *
  * Needs root, iproute2, haproxy and the PostgreSQL server binaries (CI
@@ -153,6 +155,8 @@ test(
       String(ROWS),
       '--allowed-hosts',
       lb,
+      // HAProxy hands the hosts an internal Host and the public one in X-Forwarded-Host.
+      '--trust-proxy',
       '--quiet',
     ];
     const startHost = async (host: string): Promise<void> => {

@@ -14,7 +14,7 @@ import { announced, get, startServe } from './serve-support.js';
 
 after(killAll);
 
-test('--replicas and --redis: parsed from the command line or the environment, checked', () => {
+test('--replicas, --redis and --trust-proxy: parsed from the command line or the environment, checked', () => {
   const o = parseServeArgs(
     [
       '--database',
@@ -35,6 +35,13 @@ test('--replicas and --redis: parsed from the command line or the environment, c
     { EVENTIDE_REPLICAS: 'postgres://a@db2/x', EVENTIDE_REDIS_URL: 'rediss://r' },
   );
   assert.deepEqual([e.replicas, e.redis], [['postgres://a@db2/x'], 'rediss://r']);
+  assert.equal(parseServeArgs(['--trust-proxy']).trustProxy, true);
+  assert.equal(parseServeArgs([], {}, { EVENTIDE_TRUST_PROXY: 'yes' }).trustProxy, true);
+  assert.equal(parseServeArgs([]).trustProxy, false);
+  assert.throws(
+    () => parseServeArgs([], {}, { EVENTIDE_TRUST_PROXY: 'maybe' }),
+    /EVENTIDE_TRUST_PROXY must be 1, true, yes/,
+  );
   assert.deepEqual(parseServeArgs([]).replicas, []);
   assert.equal(parseServeArgs([]).redis, null);
   for (const [args, re] of [

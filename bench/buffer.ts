@@ -16,9 +16,15 @@
  * Each case runs once to warm up, then the cases of a group run in rotating
  * order for REPEAT rounds (3 x REPEAT for the short bulk cases); medians are
  * reported.
+ *
+ * The results (as MB/s, so the ratio eventide / peer = peer time / our
+ * time; targets; the machine and the command) are also written to
+ * bench/results/buffer.json (`--json FILE` elsewhere, `--no-json` not at
+ * all); `npm run bench:report` draws them.
  */
 import assert from 'node:assert/strict';
 import { EventBuffer } from '../src/event/buffer.js';
+import { workload, writeResults } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const REPEAT = quick ? 3 : 7;
@@ -281,4 +287,36 @@ console.log(`  lines, appendOwned:   ${r1.toFixed(2)}x  (target >= 3.00x) ${r1 >
 console.log(`  lines, addReference:  ${r1b.toFixed(2)}x  (target >= 3.00x) ${r1b >= 3 ? 'ok' : 'BELOW TARGET'}`);
 console.log(`  bulk, read():         ${r2.toFixed(2)}x  (target >= 1.00x) ${r2 >= 1 ? 'ok' : 'BELOW TARGET'}`);
 console.log(`  bulk, remove():       ${r2b.toFixed(2)}x  (target >= 1.00x) ${r2b >= 1 ? 'ok' : 'BELOW TARGET'}`);
+const bufferWorkload = (label: string, ours: string, peer: string, target: number): ReturnType<typeof workload> =>
+  workload(label, 'MB/s', mbps(byName(ours)), [{ name: peer.replace(/^peer: /, ''), value: mbps(byName(peer)) }], {
+    peer: peer.replace(/^peer: /, ''),
+    op: '>=',
+    value: target,
+  });
+writeResults('buffer', {
+  pinned: false,
+  placement: 'one process, not pinned',
+  workloads: [
+    bufferWorkload(
+      'lines, appendOwned + readLineBuffer',
+      'EventBuffer appendOwned + readLineBuffer(EOL_CRLF)',
+      "peer: Buffer.concat + indexOf('\\r\\n') + subarray",
+      3,
+    ),
+    bufferWorkload(
+      'lines, addReference + readLineBuffer',
+      'EventBuffer addReference + readLineBuffer(EOL_CRLF)',
+      "peer: Buffer.concat + indexOf('\\r\\n') + subarray",
+      3,
+    ),
+    bufferWorkload('bulk, add + read(16384)', 'EventBuffer add + read(16384)', 'peer: Buffer.concat + subarray', 1),
+    bufferWorkload(
+      'bulk, add + remove(Uint8Array)',
+      'EventBuffer add + remove(Uint8Array, 16384)',
+      'peer: Buffer.concat + copy + subarray',
+      1,
+    ),
+  ],
+  notes: [`medians of ${REPEAT} (lines) / ${REPEAT * 3} (bulk) interleaved runs${quick ? ' (--quick)' : ''}`],
+});
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -33,8 +33,12 @@
  * servers' CPU time per unit of work (from /proc/PID/stat), and the ratio
  * eventide / node:net against the targets (>= 0.9 streaming, >= 0.95
  * ping-pong). Every loop is bounded in count and time.
+ *
+ * The results (medians, ratios, targets, the machine and the command) are
+ * also written to bench/results/echo.json (`--json FILE` elsewhere,
+ * `--no-json` not at all); `npm run bench:report` draws them.
  */
-import { argValue, median } from './lib.js';
+import { argValue, median, workload, writeResults, type WorkloadResult } from './lib.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -431,12 +435,20 @@ async function main(): Promise<void> {
     const head = ['workload', 'eventide', 'node:net', 'ratio', 'target', '', 'server CPU eventide / node:net'];
     const rows: string[][] = [];
     const verdicts: boolean[] = [];
+    const results: WorkloadResult[] = [];
     for (const w of WORKLOADS) {
       const ev = median(rates.get(`${w.key}|eventide`) ?? []);
       const nn = median(rates.get(`${w.key}|node:net`) ?? []);
       const ratio = ev / nn;
       const ok = ratio >= w.target;
       if (!profile) verdicts.push(ok);
+      results.push(
+        workload(w.label(quick), w.unit, ev, [{ name: 'node:net', value: nn }], {
+          peer: 'node:net',
+          op: '>=',
+          value: w.target,
+        }),
+      );
       const ce = median(cpus.get(`${w.key}|eventide`) ?? []);
       const cn = median(cpus.get(`${w.key}|node:net`) ?? []);
       rows.push([
@@ -461,6 +473,15 @@ async function main(): Promise<void> {
       `\nmedians of ${rounds} round(s); MB = 10^6 bytes echoed; CPU = user+system time of the server process per unit`,
     );
     if (!profile) console.log(verdicts.every(Boolean) ? 'all targets met' : 'some targets MISSED');
+    if (!profile)
+      writeResults('echo', {
+        pinned: PIN,
+        placement: PIN
+          ? 'servers on CPU 0, load client on CPU 1 (taskset)'
+          : 'not pinned (taskset missing or < 2 CPUs)',
+        workloads: results,
+        notes: [`medians of ${rounds} round(s)`],
+      });
 
     if (profile) {
       await stopServer(servers[0] as Server);

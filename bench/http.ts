@@ -31,6 +31,10 @@
  * the measured run, divided by the requests wrk completed). Then the ratios
  * EventHttp / node:http against the targets: keep-alive >= 1.4x, pipelined
  * >= 5x, p99 no worse than node:http.
+ *
+ * The results (medians, ratios, targets, the machine and the command) are
+ * also written to bench/results/http.json (`--json FILE` elsewhere,
+ * `--no-json` not at all); `npm run bench:report` draws them.
  */
 import {
   argValue,
@@ -43,6 +47,9 @@ import {
   pinned,
   runWrkProcess,
   toMicros,
+  workload,
+  writeResults,
+  type WorkloadResult,
 } from './lib.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -527,6 +534,29 @@ async function main(): Promise<void> {
         );
       }
     }
+    const results: WorkloadResult[] = [];
+    for (const mode of MODES) {
+      const ev = agg('eventide', mode);
+      if (ev === null) continue;
+      const peers = (['node', 'raw'] as Kind[]).flatMap((k) => {
+        const a = agg(k, mode);
+        return a === null ? [] : [{ name: LABEL[k], value: a.rps }];
+      });
+      const target = { peer: LABEL.node, op: '>=' as const, value: mode === 'keep-alive' ? 1.4 : 5 };
+      results.push(workload(`${mode} req/s`, 'req/s', ev.rps, peers, target));
+      const np99 = agg('node', mode);
+      if (np99 !== null)
+        results.push(
+          workload(
+            `${mode} p99 latency`,
+            'µs',
+            ev.p99,
+            [{ name: LABEL.node, value: np99.p99 }],
+            { peer: LABEL.node, op: '<=', value: 1 },
+            false,
+          ),
+        );
+    }
     const worst = Math.max(...rows.map((x) => x.otherLoad));
     if (worst > 0.1)
       console.log(
@@ -534,6 +564,15 @@ async function main(): Promise<void> {
       );
     if (rounds === 1)
       console.log('\n(one round: figures drift from run to run; compare only numbers from the same run)');
+    writeResults('http', {
+      pinned: pin,
+      placement: pin ? 'servers on CPU 0, wrk on CPU 1 (taskset)' : 'not pinned (taskset missing or < 2 CPUs)',
+      workloads: results,
+      notes: [
+        `wrk -t1 -c${env.connections} -d${duration}s, medians of ${rounds} round(s)`,
+        ...(worst > 0.1 ? [`disturbed: other processes used up to ${Math.round(worst * 100)}% of a CPU`] : []),
+      ],
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,11 +1,15 @@
 /**
  * What the benchmark scripts share: command-line flags, tool checks, CPU
- * accounting from /proc, running wrk and parsing its output, and taskset
- * pinning.
+ * accounting from /proc, running wrk and parsing its output, taskset
+ * pinning, and the results file every benchmark writes (`writeResults`:
+ * bench/results/NAME.json, or `--json FILE`, or nothing with `--no-json`).
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The value after `--name` on the command line, or undefined. */
 export function argValue(name: string): string | undefined {
@@ -120,4 +124,124 @@ export async function runWrkProcess(
   clearTimeout(killer);
   if (code !== 0) throw new Error(`wrk exited with ${code}: ${err}${out}`);
   return { out, wrkCpu };
+}
+
+// ================================================================== results
+
+/** One peer's figure for a workload, and eventide's figure divided by it. */
+export interface PeerResult {
+  /** The peer's name, e.g. `node:http` or `Django REST framework`. */
+  name: string;
+  /** The peer's figure, in the workload's unit. */
+  value: number;
+  /** eventide's figure / the peer's figure. */
+  ratio: number;
+}
+
+/** The target of a workload: `ratio op value` against the named peer. */
+export interface Target {
+  peer: string;
+  op: '>=' | '<=';
+  value: number;
+  /** As printed, e.g. `>= 1.4x`. */
+  text: string;
+}
+
+/** One workload of a benchmark run. */
+export interface WorkloadResult {
+  name: string;
+  /** The unit of the figures (`req/s`, `MB/s`, `µs`, ...). */
+  unit: string;
+  /** Whether a larger figure is better (rates) or worse (latencies). */
+  higherIsBetter: boolean;
+  eventide: number;
+  peers: PeerResult[];
+  target: Target | null;
+  /** Whether the target was met (null: no target). */
+  met: boolean | null;
+}
+
+/** What a benchmark writes to bench/results/NAME.json (or `--json FILE`). */
+export interface BenchResults {
+  schema: 1;
+  benchmark: string;
+  /** ISO 8601, when the run ended. */
+  date: string;
+  node: string;
+  cpus: { count: number; model: string };
+  /** Whether the processes were pinned to CPUs with taskset. */
+  pinned: boolean;
+  /** How: e.g. `servers on CPU 0, wrk on CPU 1 (taskset)`, or why not. */
+  placement: string;
+  /** The command line as run, from the repository root. */
+  command: string;
+  workloads: WorkloadResult[];
+  notes?: string[];
+}
+
+const BENCH_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** The default results file of a benchmark: bench/results/NAME.json. */
+export function resultsFile(name: string): string {
+  return join(BENCH_ROOT, 'bench', 'results', `${name}.json`);
+}
+
+/** The command line of this process as one would type it: `npx tsx bench/x.ts --flags`. */
+export function commandLine(): string {
+  const script = process.argv[1] === undefined ? '?' : relative(BENCH_ROOT, resolve(process.argv[1]));
+  const quote = (a: string): string => (/^[\w./:,=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  return ['npx', 'tsx', script, ...process.argv.slice(2)].map(quote).join(' ');
+}
+
+/**
+ * A workload result: ratios eventide / peer for every peer, and whether the
+ * target (against `target.peer`) holds. Non-finite figures are kept as null
+ * in the JSON (JSON.stringify), and then the target counts as missed.
+ */
+export function workload(
+  name: string,
+  unit: string,
+  eventide: number,
+  peers: { name: string; value: number }[],
+  target: { peer: string; op: '>=' | '<='; value: number } | null,
+  higherIsBetter = true,
+): WorkloadResult {
+  const ps = peers.map((p) => ({ name: p.name, value: p.value, ratio: eventide / p.value }));
+  let met: boolean | null = null;
+  let t: Target | null = null;
+  if (target !== null) {
+    t = { ...target, text: `${target.op} ${target.value}x` };
+    const r = ps.find((p) => p.name === target.peer)?.ratio ?? Number.NaN;
+    met = Number.isFinite(r) && (target.op === '>=' ? r >= target.value : r <= target.value);
+  }
+  return { name, unit, higherIsBetter, eventide, peers: ps, target: t, met };
+}
+
+/**
+ * Writes a benchmark's results as JSON to `--json FILE` or else
+ * bench/results/NAME.json (`--no-json`: nothing), and says where.
+ */
+export function writeResults(
+  name: string,
+  run: { pinned: boolean; placement: string; workloads: WorkloadResult[]; notes?: string[] },
+): string | null {
+  if (process.argv.includes('--no-json')) return null;
+  const file = resolve(argValue('--json') ?? resultsFile(name));
+  const cpuList = cpus();
+  const out: BenchResults = {
+    schema: 1,
+    benchmark: name,
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: { count: availableParallelism(), model: cpuList[0]?.model.trim() ?? 'unknown' },
+    pinned: run.pinned,
+    placement: run.placement,
+    command: commandLine(),
+    workloads: run.workloads,
+    ...(run.notes !== undefined && run.notes.length > 0 ? { notes: run.notes } : {}),
+  };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  console.log(`\nresults written to ${relative(process.cwd(), file) || file}`);
+  return file;
 }

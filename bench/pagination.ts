@@ -33,6 +33,11 @@
  *    order: flat for keyset pagination.
  * Before measuring, both servers' answers to the same URLs are compared (the
  * same JSON once the host:port is replaced).
+ *
+ * The requests/s figures (ratios eventide / DRF, or eventide / the recorded
+ * anchor without DRF; targets; the machine and the command) are also written
+ * to bench/results/pagination.json (`--json FILE` elsewhere, `--no-json` not
+ * at all); `npm run bench:report` draws them.
  */
 import {
   argValue,
@@ -44,6 +49,9 @@ import {
   pinned,
   runWrkProcess,
   toMicros,
+  workload,
+  writeResults,
+  type WorkloadResult,
 } from './lib.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -963,6 +971,38 @@ async function main(): Promise<void> {
         );
     }
     const worst = Math.max(0, ...rows.map((r) => r.otherLoad));
+    const results: WorkloadResult[] = [];
+    for (const e of endpoints) {
+      const a = rows.find((r) => r.endpoint === e && r.kind === 'eventide');
+      const b = rows.find((r) => r.endpoint === e && r.kind === 'drf');
+      if (a === undefined) continue;
+      if (b !== undefined) {
+        const t = e.target !== undefined ? { peer: LABEL.drf, op: '>=' as const, value: e.target.ratio } : null;
+        results.push(workload(e.name, 'req/s', a.wrk.rps, [{ name: LABEL.drf, value: b.wrk.rps }], t));
+      } else if (e.target !== undefined) {
+        const anchor = `${LABEL.drf} (recorded anchor, not this run)`;
+        results.push(
+          workload(e.name, 'req/s', a.wrk.rps, [{ name: anchor, value: e.target.anchor }], {
+            peer: anchor,
+            op: '>=',
+            value: e.target.ratio,
+          }),
+        );
+      }
+    }
+    const notes = [`wrk -t1 -c${CONNECTIONS} -d${duration}s after a ${env.warmup} s warm-up, ${ROWS} rows`];
+    if (drf === null) notes.push(`Django REST framework ${missing}: ratios against the recorded anchors`);
+    if (lat.length > 0)
+      notes.push(
+        `cursor page time by position (eventide median): ${lat.map((l) => `after ${l.rank}: ${fmtUs(l.ev.median * 1000)}`).join(', ')}`,
+      );
+    if (worst > 0.1) notes.push(`disturbed: other processes used up to ${Math.round(worst * 100)}% of a CPU`);
+    writeResults('pagination', {
+      pinned: pin,
+      placement: pin ? 'servers on CPU 0, wrk and the latency client on CPU 1 (taskset)' : 'not pinned',
+      workloads: results,
+      notes,
+    });
     if (worst > 0.1)
       console.log(
         `\nWARNING: other processes used up to ${Math.round(worst * 100)}% of a CPU during a measurement: the figures are disturbed; run again on an idle machine.`,

@@ -7,7 +7,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { cpus } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -233,7 +233,7 @@ export function writeResults(
     benchmark: name,
     date: new Date().toISOString(),
     node: process.version,
-    cpus: { count: availableParallelism(), model: cpuList[0]?.model.trim() ?? 'unknown' },
+    cpus: { count: cpuList.length, model: cpuList[0]?.model.trim() ?? 'unknown' },
     pinned: run.pinned,
     placement: run.placement,
     command: commandLine(),

@@ -990,7 +990,9 @@ async function main(): Promise<void> {
         );
       }
     }
-    const notes = [`wrk -t1 -c${CONNECTIONS} -d${duration}s after a ${env.warmup} s warm-up, ${ROWS} rows`];
+    const notes = [
+      `wrk -t1 -c${CONNECTIONS} -d${duration}s after a ${env.warmup} s warm-up, ${ROWS.toLocaleString('en-US')} rows`,
+    ];
     if (drf === null) notes.push(`Django REST framework ${missing}: ratios against the recorded anchors`);
     if (lat.length > 0)
       notes.push(

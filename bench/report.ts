@@ -3,6 +3,7 @@
  *
  *   npm run bench:report                       (bench/results/*.json -> docs/bench.svg)
  *   npx tsx bench/report.ts --dir DIR --out FILE
+ *   npm run bench:report -- --markdown         (the README table instead, on stdout)
  *
  * Reads every `*.json` written by the benchmarks (`writeResults` in
  * bench/lib.ts) and draws, per benchmark, a caption (what, when, the
@@ -138,10 +139,19 @@ export function renderSvg(input: BenchResults[]): string {
   );
   y += 26;
   const ticks = ticksBetween(lo, hi);
+  // Labels on every 1-2-5 tick over up to three decades, else on the powers of ten only.
+  const labelled = Math.log10(hi / lo) > 3.01 ? ticks.filter((v) => Number.isInteger(Math.log10(v))) : ticks;
   const axis = (yy: number): void => {
-    for (const v of ticks) t(x(v), yy, tickLabel(v), 'class="tick" text-anchor="middle"');
+    for (const v of labelled) t(x(v), yy, tickLabel(v), 'class="tick" text-anchor="middle"');
   };
-  const gridTop = y - 12;
+  // Grid lines run through the rows only (not through the captions).
+  const grid: string[] = [];
+  const gridFor = (top: number, bottom: number): void => {
+    for (const v of ticks)
+      grid.push(
+        `<line x1="${px(x(v))}" y1="${px(top)}" x2="${px(x(v))}" y2="${px(bottom)}" class="${v === 1 ? 'one' : 'grid'}"/>`,
+      );
+  };
   axis(y);
   y += 10;
 
@@ -158,6 +168,7 @@ export function renderSvg(input: BenchResults[]): string {
       t(LABEL_X, y, n, 'class="small"');
     }
     y += 8;
+    const sectionTop = y;
     for (const w of r.workloads) {
       for (const p of w.peers) {
         const top = y;
@@ -188,14 +199,10 @@ export function renderSvg(input: BenchResults[]): string {
         y += ROW_H + 2;
       }
     }
+    gridFor(sectionTop, y - 2);
   }
   y += 8;
   axis(y + 4);
-  const gridBottom = y - 6;
-  const grid = ticks.map(
-    (v) =>
-      `<line x1="${px(x(v))}" y1="${px(gridTop + 6)}" x2="${px(x(v))}" y2="${px(gridBottom)}" class="${v === 1 ? 'one' : 'grid'}"/>`,
-  );
   const height = Math.ceil(y + 18);
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
@@ -224,6 +231,28 @@ export function renderSvg(input: BenchResults[]): string {
   ].join('\n');
 }
 
+/**
+ * The results as a Markdown table (one row per workload and peer: the
+ * benchmark's command and date (UTC, to the minute), the workload, eventide's and the peer's figures, the ratio,
+ * the target and met/MISSED), for README.md. Pure, like renderSvg.
+ */
+export function renderMarkdown(input: BenchResults[]): string {
+  const cell = (s: string): string => s.replace(/\|/g, '\\|');
+  const lines = ['| benchmark | workload | eventide | peer | ratio | target |', '|---|---|---:|---|---:|---|'];
+  for (const r of sortResults(input)) {
+    let first = true;
+    for (const w of r.workloads)
+      for (const p of w.peers) {
+        const target = w.target?.peer === p.name ? `${w.target.text} ${w.met === true ? 'met' : 'MISSED'}` : '-';
+        lines.push(
+          `| ${first ? `\`${cell(r.command)}\`, ${r.date.slice(0, 16).replace('T', ' ')} UTC` : 'same'} | ${cell(w.name)} | ${fmtValue(w.eventide, w.unit)} | ${fmtValue(p.value, w.unit)} (${cell(p.name)}) | ${fmtRatio(p.ratio)} | ${target} |`,
+        );
+        first = false;
+      }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /** Every results file in `dir` (sorted by name), parsed. */
 export function readResults(dir: string): BenchResults[] {
   return readdirSync(dir)
@@ -244,6 +273,10 @@ function main(): void {
   if (results.length === 0) {
     console.error(`no results in ${dir}: run a benchmark first (npx tsx bench/buffer.ts --quick)`);
     process.exit(1);
+  }
+  if (process.argv.includes('--markdown')) {
+    process.stdout.write(renderMarkdown(results));
+    return;
   }
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, renderSvg(results));

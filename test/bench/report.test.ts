@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { workload, type BenchResults } from '../../bench/lib.js';
-import { fmtNumber, fmtRatio, readResults, renderSvg, xmlEscape } from '../../bench/report.js';
+import { fmtNumber, fmtRatio, readResults, renderMarkdown, renderSvg, xmlEscape } from '../../bench/report.js';
 
 const base = {
   schema: 1 as const,
@@ -184,4 +184,19 @@ test('readResults reads the JSON files of a directory; fmtNumber groups thousand
   }
   assert.equal(fmtNumber(1234567.891, 1), '1,234,567.9');
   assert.equal(fmtNumber(-999), '-999');
+});
+
+test('renderMarkdown gives one table row per workload and peer, with command, date, figures, ratio and target', () => {
+  const md = renderMarkdown(SAMPLE).trimEnd().split('\n');
+  assert.equal(md.length, 2 + 6);
+  assert.equal(
+    md[2],
+    '| `npx tsx bench/buffer.ts --quick`, 2026-11-24 13:05 UTC | lines <&> "quoted" | 1,000 MB/s | 500 MB/s (Buffer.concat + indexOf(\'\\r\\n\')) | 2.00x | >= 3x MISSED |',
+  );
+  assert.equal(
+    md[3],
+    '| `npx tsx bench/http.ts --duration 5`, 2026-11-24 13:10 UTC | keep-alive req/s | 73,783 req/s | 38,255 req/s (node:http) | 1.93x | >= 1.4x met |',
+  );
+  assert.equal(md[4], '| same | keep-alive req/s | 73,783 req/s | 91,588 req/s (raw node:net) | 0.81x | - |');
+  assert.equal(md[5], '| same | keep-alive p99 latency | 3.11 ms | 4.23 ms (node:http) | 0.74x | <= 1x met |');
 });

@@ -79,6 +79,9 @@ function decodePath(raw: string): string {
   }
 }
 
+/** The host of a request once checked (a side table: `Request` keeps no private fields, so it matches `ApiRequest`). */
+const CHECKED_HOSTS = new WeakMap<Request, string>();
+
 /**
  * One request to the web API.
  * @example
@@ -164,6 +167,9 @@ export class Request implements ApiRequest {
    * target, else `Host`. A host outside `ALLOWED_HOSTS` raises a 400.
    */
   getHost(): string {
+    // Checked once: every link of the response asks again.
+    const checked = CHECKED_HOSTS.get(this);
+    if (checked !== undefined) return checked;
     let host: string | null = null;
     if (this.settings.USE_X_FORWARDED_HOST) {
       const fwd = this.headers.get('x-forwarded-host');
@@ -177,6 +183,7 @@ export class Request implements ApiRequest {
       throw new DisallowedHost(host, { reason: 'The domain name provided is not valid according to RFC 1034/1035.' });
     const allowed = this.settings.ALLOWED_HOSTS;
     if (allowed !== null && !hostAllowed(host, allowed)) throw new DisallowedHost(host);
+    CHECKED_HOSTS.set(this, host);
     return host;
   }
 

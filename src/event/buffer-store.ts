@@ -277,6 +277,15 @@ export class ChunkStore {
     return c.end - c.start;
   }
 
+  /** Copies every byte to the end of `dst` (spare room first); this buffer is unchanged. @internal */
+  protected copyAllTo(dst: ChunkStore): void {
+    const q = this.#q;
+    for (let i = this.#h; i < this.#t; i++) {
+      const c = q[i]!;
+      if (c.end > c.start) dst.appendCopy(c.buf, c.start, c.end - c.start);
+    }
+  }
+
   /** A cursor at the front of the chunks. @internal */
   protected cursor(): Cursor {
     return cursorOf(this.#q, this.#h, this.#t, this.#len);
@@ -507,7 +516,7 @@ export class ChunkStore {
       const room = t.cap - t.end;
       if (room > 0) {
         const k = room < n ? room : n;
-        src.copy(t.buf, t.end, off, off + k);
+        copyBytes(src, off, k, t.buf, t.end);
         t.end += k;
         off += k;
         n -= k;
@@ -515,15 +524,56 @@ export class ChunkStore {
       }
     }
     const c = this.#chunkFor(n);
-    if (off === 0 && n === src.length) c.buf.set(src, c.end);
-    else src.copy(c.buf, c.end, off, off + n);
+    copyBytes(src, off, n, c.buf, c.end);
     c.end += n;
     this.#push(c);
   }
 
+  /**
+   * Appends `n` bytes of `src` from `off`, and keeps `room` more bytes free
+   * behind them in the same chunk (a body about to follow a head). `exact`:
+   * a new chunk gets exactly `n + room` bytes (the last write of a batch,
+   * sent whole). @internal
+   */
+  appendBytes(src: Buffer, off: number, n: number, room: number, exact = false): void {
+    if (n === 0) return;
+    const q = this.#q;
+    this.#len += n;
+    this.#changed();
+    let c: Chunk | undefined = this.#h < this.#t ? q[this.#t - 1] : undefined;
+    const fresh = c === undefined || c.cap - c.end < n + room;
+    // `exact`: nothing else will follow soon, so a chunk of exactly the size leaves as it is (no view to cut)
+    if (fresh) c = exact ? exactChunk(n + room) : this.#chunkFor(n + room);
+    const chunk = c as Chunk;
+    copyBytes(src, off, n, chunk.buf, chunk.end);
+    chunk.end += n;
+    if (fresh) this.#push(chunk);
+  }
+
   /** Appends a string as UTF-8 without an intermediate Buffer. */
   #appendString(str: string): void {
-    if (str.length === 0) return;
+    const len = str.length;
+    if (len === 0) return;
+    if (len <= SHORT_STRING) {
+      // Short ASCII text (a small body, a chunk-size line): written here, without the two
+      // native calls (byte length, encoder) that cost more than the copy itself.
+      const n = asciiLength(str);
+      if (n >= 0) {
+        const q = this.#q;
+        this.#len += n;
+        this.#changed();
+        let c: Chunk | undefined = this.#h < this.#t ? q[this.#t - 1] : undefined;
+        const fresh = c === undefined || c.cap - c.end < n;
+        if (fresh) c = this.#chunkFor(n);
+        const chunk = c as Chunk;
+        const b = chunk.buf;
+        let at = chunk.end;
+        for (let i = 0; i < n; i++) b[at++] = str.charCodeAt(i);
+        chunk.end = at;
+        if (fresh) this.#push(chunk);
+        return;
+      }
+    }
     this.#appendEncoded(str, Buffer.byteLength(str, 'utf8'), 'utf8');
   }
 
@@ -568,5 +618,33 @@ export class ChunkStore {
     const line = p === 0 ? Buffer.alloc(0) : this.#take(p);
     this.dropFront(drain);
     return line;
+  }
+}
+
+/** A chunk of exactly `n` bytes (pool memory for small ones). */
+function exactChunk(n: number): Chunk {
+  return new Chunk(Buffer.allocUnsafe(n), 0, 0, n, true);
+}
+
+/** Strings up to this length are checked for ASCII and written with a plain loop. */
+const SHORT_STRING = 64;
+/** Copies up to this many bytes with a plain loop instead of a native call. */
+const SHORT_COPY = 48;
+
+/** `str.length` when every character is ASCII, else -1. */
+function asciiLength(str: string): number {
+  const n = str.length;
+  for (let i = 0; i < n; i++) if (str.charCodeAt(i) > 0x7f) return -1;
+  return n;
+}
+
+/** Copies `n` bytes of `src` from `off` into `dst` at `at`: a loop for a few bytes, `set` (a memmove) beyond. */
+function copyBytes(src: Buffer, off: number, n: number, dst: Buffer, at: number): void {
+  if (n <= SHORT_COPY) {
+    for (let i = 0; i < n; i++) dst[at + i] = src[off + i]!;
+  } else if (off === 0 && n === src.length) {
+    dst.set(src, at);
+  } else {
+    src.copy(dst, at, off, off + n);
   }
 }

@@ -446,11 +446,7 @@ export class EventBuffer extends BufferInspection {
     if (this.isFrozen(false) || src.isFrozen(true)) return false;
     const n = src.length;
     if (n === 0) return true;
-    const { q, h, t } = src.cursor();
-    for (let i = h; i < t; i++) {
-      const c = q[i]!;
-      if (c.end > c.start) this.appendCopy(c.buf, c.start, c.end - c.start);
-    }
+    src.copyAllTo(this);
     src.drain(n);
     return true;
   }

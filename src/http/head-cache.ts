@@ -6,6 +6,7 @@
  * @module
  */
 import type { EventBase } from '../event/base.js';
+import type { EventBuffer } from '../event/buffer.js';
 import type { ExchangeRequest } from './contracts.js';
 import { httpDate } from './date.js';
 import { lower, type HeaderList } from './headers.js';
@@ -37,6 +38,9 @@ export class HeadCache {
   #hasLength = false;
   #bodyLength = -2;
   #full = '';
+  /** `#full` encoded, once it has been used twice (replies of one kind repeat it). */
+  #fullBytes: Buffer | null = null;
+  #fullUses = 0;
 
   /**
    * The status line and headers of a reply (`bodyLength` -1: no
@@ -136,6 +140,33 @@ export class HeadCache {
     if (bodyLength >= 0 && !this.#hasLength) s += `Content-Length: ${bodyLength}\r\n`;
     if (!this.#keepAlive) s += 'Connection: close\r\n';
     this.#bodyLength = bodyLength;
+    this.#fullBytes = null;
+    this.#fullUses = 0;
     return s + '\r\n';
+  }
+
+  /**
+   * Appends `head` (a string {@link HeadCache.build} returned) to `out`,
+   * keeping `room` bytes free behind it in the same chunk. A head that is
+   * the cached one is copied from its encoded bytes, kept from its second
+   * use on: a byte copy instead of encoding the text again. `exact`: a new
+   * chunk gets exactly the head and `room` (the reply leaves alone).
+   * @example
+   * ```ts
+   * const head = cache.build(req, 200, 'OK', 13, false, true, base);
+   * cache.append(out, head, 13);
+   * out.add('Hello, World!');
+   * ```
+   */
+  append(out: EventBuffer, head: string, room: number, exact = false): void {
+    if (head === this.#full) {
+      let bytes = this.#fullBytes;
+      if (bytes === null && ++this.#fullUses >= 2) bytes = this.#fullBytes = Buffer.from(head, 'latin1');
+      if (bytes !== null) {
+        out.appendBytes(bytes, 0, bytes.length, room, exact);
+        return;
+      }
+    }
+    out.addLatin1(head, room);
   }
 }

@@ -357,7 +357,10 @@ export class HttpServerConnection implements Exchange, HttpConnection {
       this.#keepAlive,
       this.http.base,
     );
-    out.addLatin1(head, noBody || len > COPY_BODY_MAX ? 0 : len); // a small body goes in the head's chunk
+    const room = noBody || len > COPY_BODY_MAX ? 0 : len; // a small body goes in the head's chunk
+    // The only reply of this turn (no pipelined request behind it): its chunk is sized exactly.
+    const alone = out.length === 0 && this.#pending === null && this.bev.input.length === 0;
+    this.http.headCache.append(out, head, room, alone);
     if (noBody) {
       own?.drain(own.length);
       body?.drain(body.length);

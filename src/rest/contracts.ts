@@ -94,6 +94,8 @@ export interface ApiRequest {
   resolverMatch: ResolverMatch | null;
   /** The API serving the request. */
   api: ApiContext | null;
+  /** The request id (`RestApi`'s `requestIdHeader` option), or null. */
+  requestId: string | null;
   /** The URL configuration `reverse()` uses with `{ request }`. */
   urlconf: UrlConf | null;
   acceptedRenderer: Renderer | null;

@@ -10,8 +10,9 @@
 import { stderrLogger, type HttpLogger } from '../http/log.js';
 
 /**
- * Logs an internal error: `logger.error({ err, method, path }, message)`.
- * A logger that throws is ignored (it must not take the server down).
+ * Logs an internal error: `logger.error({ err, method, path, requestId }, message)`
+ * (`requestId` only when the request has one). A logger that throws is
+ * ignored (it must not take the server down).
  * @internal
  */
 export function logInternalError(
@@ -20,9 +21,12 @@ export function logInternalError(
   method: string | null,
   path: string | null,
   message = 'internal error while handling the request',
+  requestId: string | null = null,
 ): void {
   try {
-    (logger ?? stderrLogger()).error({ err: error, method: method ?? undefined, path: path ?? undefined }, message);
+    const entry: Record<string, unknown> = { err: error, method: method ?? undefined, path: path ?? undefined };
+    if (requestId !== null) entry['requestId'] = requestId;
+    (logger ?? stderrLogger()).error(entry, message);
   } catch {
     /* a failing logger must not take the server down */
   }

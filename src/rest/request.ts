@@ -118,6 +118,13 @@ export class Request implements ApiRequest {
   resolverMatch: ResolverMatch | null = null;
   /** The API serving this request (set by `RestApi.handle`): its settings, URL configuration and logger. */
   api: ApiContext | null = null;
+  /**
+   * The request id (`RestApi`'s `requestIdHeader` option: the client's
+   * acceptable value of that header, else a new UUID), or null without it.
+   * eventide puts it on its own log entries for the request; a view that
+   * logs entries of its own adds it from here.
+   */
+  requestId: string | null = null;
   /** The URL configuration of the API (used by `reverse()` with `{ request }`; set by `RestApi.handle`). */
   urlconf: UrlConf | null = null;
   /** The renderer content negotiation chose (set by the view). */

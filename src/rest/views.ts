@@ -70,7 +70,14 @@ export function exceptionHandler(error: unknown, request: ApiRequest | null): Re
     r.exception = true;
     return r;
   }
-  logInternalError(request?.api?.logger, error, request?.method ?? null, request?.path ?? null);
+  logInternalError(
+    request?.api?.logger,
+    error,
+    request?.method ?? null,
+    request?.path ?? null,
+    undefined,
+    request?.requestId ?? null,
+  );
   return serverErrorResponse();
 }
 

@@ -2,14 +2,18 @@
  * Paginated lists over a 1,000,000-row SQLite table (the demo data
  * set): the eventide demo API (`eventide serve`, EventHttp, one process)
  * against the same endpoints in Django REST framework 3.14 (bench/drf/,
- * gunicorn with one sync worker), measured in the same run by the same load
- * generator, wrk.
+ * gunicorn with one sync worker), and its cursor endpoint against a
+ * hand-written fastify 5 + better-sqlite3 endpoint (bench/peers/fastify-cursor.ts),
+ * measured in the same run by the same load generator, wrk.
  *
  *   npx tsx bench/pagination.ts                 (about 2.5 min)
  *   npx tsx bench/pagination.ts --quick         (2 s per measurement: a smoke run)
  *   npx tsx bench/pagination.ts --duration 20   (seconds per measurement; default 10)
  *   npx tsx bench/pagination.ts --only cursor   (a subset of page, limit, cursor)
- *   npx tsx bench/pagination.ts --no-drf        (eventide alone, against the recorded anchors)
+ *   npx tsx bench/pagination.ts --no-drf        (without DRF: against the recorded anchors)
+ *   npx tsx bench/pagination.ts --no-fastify    (without the fastify peer)
+ *   npx tsx bench/pagination.ts --workers 1,2   (then the cursor endpoint again with N processes per server:
+ *                                                `eventide serve --workers N` against fastify on N node:cluster workers)
  *   npx tsx bench/pagination.ts --profile       (eventide only, under `node --cpu-prof`:
  *                                                where the time of each endpoint goes)
  *
@@ -28,19 +32,24 @@
  *    999,980, and a cursor page near the oldest rows; the page-number and
  *    limit/offset endpoints of the demo use a cached count, filled by the
  *    warm-up; DRF counts on every request;
+ *    fastify is measured at the cursor endpoint only;
  * 2. the time of one cursor page (median of sequential requests on an open
  *    connection) after the rows ranked 10, 100,000 and 990,000 in `-created`
- *    order: flat for keyset pagination.
- * Before measuring, both servers' answers to the same URLs are compared (the
- * same JSON once the host:port is replaced).
+ *    order: flat for keyset pagination;
+ * 3. with `--workers N,M`: the cursor endpoint with N (then M) processes per
+ *    server, not pinned (see the README).
+ * Before measuring, the servers' answers to the same URLs are compared (the
+ * same JSON once the host:port is replaced); fastify's cursor pages must be
+ * byte-identical to eventide's, or its ratio is not reported (DIFFER).
  *
  * The requests/s figures (ratios eventide / DRF, or eventide / the recorded
- * anchor without DRF; targets; the machine and the command) are also written
+ * anchor without DRF, and eventide / fastify; targets; the machine and the command) are also written
  * to bench/results/pagination.json (`--json FILE` elsewhere, `--no-json` not
  * at all); `npm run bench:report` draws them.
  */
 import {
   argValue,
+  buildForBench,
   clockTicks,
   cpuSeconds,
   have,
@@ -50,6 +59,7 @@ import {
   runWrkProcess,
   toMicros,
   workload,
+  useTsx,
   writeResults,
   type WorkloadResult,
 } from './lib.js';
@@ -68,6 +78,8 @@ const DATA_DIR = join(ROOT, 'bench', '.data');
 const DB_FILE = join(DATA_DIR, `items-${ROWS}.sqlite3`);
 const DRF_DIR = join(ROOT, 'bench', 'drf');
 const PYTHON = '/usr/bin/python3';
+const FASTIFY_PEER = join(ROOT, 'bench', 'peers', 'fastify-cursor.ts');
+/** wrk's connections for every server (issue 16 mentions -c16 for the fastify comparison: see the README). */
 const CONNECTIONS = 32;
 /** Measured anchors (the 2-core machine the project started on): DRF 3.14, gunicorn 1 worker, 1M rows. */
 const ANCHOR = { page: 100, cursor: 740 };
@@ -76,8 +88,8 @@ const FLAT = 1.5;
 
 type Group = 'page' | 'limit' | 'cursor';
 const GROUPS: Group[] = ['page', 'limit', 'cursor'];
-type Kind = 'eventide' | 'drf';
-const LABEL: Record<Kind, string> = { eventide: 'eventide', drf: 'DRF' };
+type Kind = 'eventide' | 'drf' | 'fastify';
+const LABEL: Record<Kind, string> = { eventide: 'eventide', drf: 'DRF', fastify: 'fastify' };
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -126,6 +138,8 @@ interface Endpoint {
   path: string;
   /** The ratio eventide / DRF to reach, and the recorded anchor it compares with when DRF is missing. */
   target?: { ratio: number; rps?: number; anchor: number };
+  /** Measured against fastify too: the ratio eventide / fastify to reach. */
+  fastify?: number;
 }
 
 const ENDPOINTS: Endpoint[] = [
@@ -137,7 +151,9 @@ const ENDPOINTS: Endpoint[] = [
     group: 'cursor',
     name: 'cursor near the end',
     path: cursorPath(ROWS - 20 + 1),
-    target: { ratio: 15, rps: 11_000, anchor: ANCHOR.cursor },
+    // issue 16: >= 25x DRF (was 15x, about 11,000 req/s against the anchor), and >= 1.2x fastify
+    target: { ratio: 25, rps: 25 * ANCHOR.cursor, anchor: ANCHOR.cursor },
+    fastify: 1.2,
   },
 ];
 
@@ -282,16 +298,32 @@ async function freePort(): Promise<number> {
 
 interface Env {
   pin: boolean;
+  /** CPUs of the machine (the scaling run lets its servers use all of them). */
+  cpus: number;
   tck: number;
   duration: number;
   warmup: number;
   latencyRequests: number;
+  /** The tsc build eventide and the fastify peer run from, or null (`--tsx`: the sources through tsx). */
+  dist: string | null;
 }
 
 interface Server {
   kind: Kind;
   child: ChildProcess;
   port: number;
+  /** Worker processes (`--workers N`), 0 for one process. */
+  workers: number;
+}
+
+/**
+ * The command line of a server: pinned to CPU 0, or with `workers` > 0 (the
+ * scaling run) allowed on every CPU (this script pins itself to CPU 1 and its
+ * children would inherit that).
+ */
+function placed(env: Env, workers: number, cmd: string, args: string[]): [string, string[]] {
+  if (workers === 0) return pinned(env.pin, 0, cmd, args);
+  return env.pin ? ['taskset', ['-c', `0-${env.cpus - 1}`, cmd, ...args]] : [cmd, args];
 }
 
 /** Waits for `pattern` on the child's output (stdout and stderr); rejects when it exits first or after `ms`. */
@@ -316,22 +348,38 @@ function waitFor(child: ChildProcess, pattern: RegExp, what: string, ms: number)
   });
 }
 
-async function startEventide(env: Env, nodeArgs: string[] = []): Promise<Server> {
-  const [cmd, args] = pinned(env.pin, 0, process.execPath, [
+async function startEventide(env: Env, nodeArgs: string[] = [], workers = 0): Promise<Server> {
+  const [cmd, args] = placed(env, workers, process.execPath, [
     ...nodeArgs,
-    '--import',
-    'tsx',
-    'src/cli/main.ts',
+    ...(env.dist !== null ? [join(env.dist, 'src', 'cli', 'main.js')] : ['--import', 'tsx', 'src/cli/main.ts']),
     'serve',
     '--database',
     DB_FILE,
     '--port',
     '0',
     '--quiet',
+    ...(workers > 0 ? ['--workers', String(workers)] : []),
   ]);
   const child = track(spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
   const m = await waitFor(child, /listening on http:\/\/[\d.]+:(\d+)\//, 'eventide serve', 60_000);
-  return { kind: 'eventide', child, port: Number(m[1]) };
+  return { kind: 'eventide', child, port: Number(m[1]), workers };
+}
+
+/** The hand-written fastify cursor endpoint (bench/peers/fastify-cursor.ts); `workers` > 0: node:cluster workers. */
+async function startFastify(env: Env, workers = 0): Promise<Server> {
+  const [cmd, args] = placed(env, workers, process.execPath, [
+    ...(env.dist !== null
+      ? [join(env.dist, 'bench', 'peers', 'fastify-cursor.js')]
+      : ['--import', 'tsx', FASTIFY_PEER]),
+    '--database',
+    DB_FILE,
+    '--port',
+    '0',
+    ...(workers > 0 ? ['--workers', String(workers)] : []),
+  ]);
+  const child = track(spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const m = await waitFor(child, /fastify listening on http:\/\/[\d.]+:(\d+)\//, 'the fastify peer', 60_000);
+  return { kind: 'fastify', child, port: Number(m[1]), workers };
 }
 
 async function startDrf(env: Env): Promise<Server> {
@@ -373,7 +421,7 @@ async function startDrf(env: Env): Promise<Server> {
       await sleep(200);
     }
   }
-  return { kind: 'drf', child, port };
+  return { kind: 'drf', child, port, workers: 0 };
 }
 
 // ====================================================================== a minimal HTTP/1.1 client (timing)
@@ -587,7 +635,7 @@ async function measure(env: Env, s: Server, e: Endpoint): Promise<Row> {
   const server = c1 - c0;
   await settle(env, s);
   process.stderr.write(
-    `  ${LABEL[s.kind].padEnd(9)} ${e.name.padEnd(22)} ${Math.round(wrk.rps).toLocaleString('en-US').padStart(8)} req/s${wrk.errors ? `  (${wrk.errors})` : ''}\n`,
+    `  ${`${LABEL[s.kind]}${s.workers > 0 ? ` x${s.workers}` : ''}`.padEnd(11)} ${e.name.padEnd(22)} ${Math.round(wrk.rps).toLocaleString('en-US').padStart(8)} req/s${wrk.errors ? `  (${wrk.errors})` : ''}\n`,
   );
   return {
     endpoint: e,
@@ -601,12 +649,12 @@ async function measure(env: Env, s: Server, e: Endpoint): Promise<Row> {
 
 // ====================================================================== checks
 
-/** Both servers' answers to the same URL, compared once the host:port is replaced. */
-async function compareAnswers(ev: Server, drf: Server, path: string): Promise<{ same: boolean; detail: string }> {
-  const [a, b] = await Promise.all([request(ev.port, path), request(drf.port, path)]);
+/** Two servers' answers to the same URL, compared once the host:port is replaced. */
+async function compareAnswers(ev: Server, peer: Server, path: string): Promise<{ same: boolean; detail: string }> {
+  const [a, b] = await Promise.all([request(ev.port, path), request(peer.port, path)]);
   const norm = (s: string, port: number): string => s.split(`${HOST}:${port}`).join('HOST');
   const ta = norm(a.body, ev.port);
-  const tb = norm(b.body, drf.port);
+  const tb = norm(b.body, peer.port);
   const ctA = /\r\ncontent-type:\s*([^\r]*)/i.exec(a.head)?.[1];
   const ctB = /\r\ncontent-type:\s*([^\r]*)/i.exec(b.head)?.[1];
   if (a.status !== b.status) return { same: false, detail: `status ${a.status} vs ${b.status}` };
@@ -616,8 +664,28 @@ async function compareAnswers(ev: Server, drf: Server, path: string): Promise<{ 
   while (i < ta.length && ta[i] === tb[i]) i++;
   return {
     same: false,
-    detail: `differ at byte ${i}: eventide ...${ta.slice(Math.max(0, i - 40), i + 60)}... DRF ...${tb.slice(Math.max(0, i - 40), i + 60)}...`,
+    detail: `differ at byte ${i}: eventide ...${ta.slice(Math.max(0, i - 40), i + 60)}... ${LABEL[peer.kind]} ...${tb.slice(Math.max(0, i - 40), i + 60)}...`,
   };
+}
+
+/** The cursor pages fastify must answer byte for byte as eventide does: the measured one and the timed ones. */
+function fastifyChecks(): [string, string][] {
+  return [
+    ['cursor, first page', '/cursor/items/'],
+    ['cursor near the end', cursorPath(ROWS - 20 + 1)],
+    ...LATENCY_RANKS.map((r): [string, string] => [`cursor after row ${r.toLocaleString('en-US')}`, cursorPath(r)]),
+  ];
+}
+
+/** The installed fastify's version. */
+function fastifyVersion(): string {
+  try {
+    return (
+      JSON.parse(readFileSync(join(ROOT, 'node_modules', 'fastify', 'package.json'), 'utf8')) as { version: string }
+    ).version;
+  } catch {
+    return '?';
+  }
 }
 
 /** The first cursor page's next link must carry the token this script computes for rank 10. */
@@ -803,8 +871,14 @@ async function main(): Promise<void> {
     throw new Error('--duration needs a positive whole number of seconds');
   const only = (argValue('--only')?.split(',') ?? GROUPS) as Group[];
   for (const g of only) if (!GROUPS.includes(g)) throw new Error(`--only takes page, limit, cursor; not ${g}`);
-  const env: Env = { pin, tck: clockTicks(), duration, warmup: 1, latencyRequests: quick ? 50 : 200 };
+  // eventide and the fastify peer as tsc compiles them (the JavaScript a deployment runs), or `--tsx`
+  const dist = useTsx() ? null : buildForBench();
+  const env: Env = { pin, cpus, tck: clockTicks(), duration, warmup: 1, latencyRequests: quick ? 50 : 200, dist };
   const endpoints = ENDPOINTS.filter((e) => only.includes(e.group));
+  const workerCounts = (argValue('--workers')?.split(',') ?? []).map(Number);
+  for (const n of workerCounts)
+    if (!(Number.isInteger(n) && n >= 1)) throw new Error('--workers takes worker counts >= 1, e.g. --workers 1,2');
+  const scalingEndpoint = ENDPOINTS.find((e) => e.fastify !== undefined)!;
 
   await ensureDatabase();
   const wrkVersion = (spawnSync('wrk', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0] ?? 'wrk').trim();
@@ -828,6 +902,18 @@ async function main(): Promise<void> {
   try {
     const ev = await startEventide(env);
     servers.push(ev);
+    let fa: Server | null = null;
+    let faMissing = '';
+    if (process.argv.includes('--no-fastify')) faMissing = 'left out (--no-fastify)';
+    else if (!endpoints.some((e) => e.fastify !== undefined)) faMissing = 'not needed (no cursor endpoint measured)';
+    else {
+      try {
+        fa = await startFastify(env);
+        servers.push(fa);
+      } catch (e) {
+        faMissing = `the fastify peer did not start: ${(e as Error).message}`;
+      }
+    }
     let drf: Server | null = null;
     let missing = '';
     if (noPeer) missing = 'left out (--no-drf)';
@@ -842,14 +928,28 @@ async function main(): Promise<void> {
       }
     }
     console.log(
-      `eventide: src/cli/main.ts serve (EventHttp, one process); peer: ${drf !== null ? `${versions}, gunicorn 1 sync worker (bench/drf)` : `MISSING: ${missing}`}`,
+      `eventide: ${dist !== null ? 'src/cli/main.ts compiled by tsc (.tmp/bench-dist)' : 'src/cli/main.ts through tsx'} serve (EventHttp, one process); peer: ${drf !== null ? `${versions}, gunicorn 1 sync worker (bench/drf)` : `MISSING: ${missing}`}`,
+    );
+    console.log(
+      `cursor peer: ${fa !== null ? `fastify ${fastifyVersion()} + better-sqlite3, hand-written, one process (bench/peers/fastify-cursor.ts)` : `none: ${faMissing}`}`,
     );
 
     // ---- same answers, same tokens
     await checkTokens(ev.port);
     if (drf !== null) await checkTokens(drf.port);
+    let faSame = false;
+    let faDiffer = '';
+    if (fa !== null) {
+      try {
+        await checkTokens(fa.port);
+        faSame = true;
+      } catch (e) {
+        faDiffer = (e as Error).message;
+      }
+    }
+    const tokenServers = ['eventide', drf !== null && 'DRF', faSame && 'fastify'].filter(Boolean).join(', ');
     console.log(
-      `\ncursor tokens: computed as DRF does (base64 of "p=" + quote_plus(str(created)))${drf !== null ? ", equal to both servers' next links" : ", equal to eventide's next link"}`,
+      `\ncursor tokens: computed as DRF does (base64 of "p=" + quote_plus(str(created))), equal to the next link of: ${tokenServers}`,
     );
     if (drf !== null) {
       console.log('same JSON from both servers (host:port replaced):');
@@ -866,6 +966,22 @@ async function main(): Promise<void> {
         console.log(`  ${r.same ? 'match' : 'DIFFER'}  ${name.padEnd(26)} ${r.detail}`);
       }
     }
+    if (fa !== null) {
+      // the ratio against fastify is reported only when every measured or timed cursor page is byte-identical
+      console.log(
+        `fastify against eventide (status, Content-Type and body byte for byte, host:port replaced):${faDiffer ? `\n  DIFFER  first page's next link: ${faDiffer}` : ''}`,
+      );
+      for (const [name, path] of fastifyChecks()) {
+        const r = await compareAnswers(ev, fa, path);
+        console.log(`  ${r.same ? 'match' : 'DIFFER'}  ${name.padEnd(26)} ${r.detail}`);
+        if (!r.same) {
+          faSame = false;
+          faDiffer ||= `${name}: ${r.detail}`;
+        }
+      }
+      if (!faSame) console.log('  DIFFER: fastify answers differently; its figures and ratio are not reported');
+    }
+    const faOk = fa !== null && faSame ? fa : null;
     if (only.includes('page')) console.log(`\neventide page-number count cache: ${await countCache(ev.port)}`);
 
     // ---- requests/s
@@ -874,6 +990,7 @@ async function main(): Promise<void> {
     for (const e of endpoints) {
       rows.push(await measure(env, ev, e));
       if (drf !== null) rows.push(await measure(env, drf, e));
+      if (faOk !== null && e.fastify !== undefined) rows.push(await measure(env, faOk, e));
     }
 
     // ---- cursor page time by position
@@ -881,13 +998,53 @@ async function main(): Promise<void> {
       rank: number;
       ev: Awaited<ReturnType<typeof timeRequests>>;
       drf: Awaited<ReturnType<typeof timeRequests>> | null;
+      fa: Awaited<ReturnType<typeof timeRequests>> | null;
     }[] = [];
     if (only.includes('cursor')) {
       for (const rank of LATENCY_RANKS) {
         const path = cursorPath(rank);
         const a = await timeRequests(ev.port, path, env.latencyRequests, 20, 20_000);
         const b = drf !== null ? await timeRequests(drf.port, path, env.latencyRequests, 20, 60_000) : null;
-        lat.push({ rank, ev: a, drf: b });
+        const c = faOk !== null ? await timeRequests(faOk.port, path, env.latencyRequests, 20, 20_000) : null;
+        lat.push({ rank, ev: a, drf: b, fa: c });
+      }
+    }
+
+    // ---- --workers N: the cursor endpoint with N processes per server
+    const scaling: { n: number; ev: Row; fa: Row | null; detail: string }[] = [];
+    if (workerCounts.length > 0) {
+      console.log(
+        `\n--workers ${workerCounts.join(',')}: ${scalingEndpoint.name}, eventide serve --workers N against fastify on N node:cluster workers (SCHED_NONE), servers on ${pin ? `any of the ${cpus} CPUs` : 'any CPU'}, wrk ${pin ? 'on CPU 1' : 'not pinned'}`,
+      );
+      // the single-process servers stay idle meanwhile
+      for (const n of workerCounts) {
+        const es = await startEventide(env, [], n);
+        let fs: Server | null = null;
+        let detail = '';
+        try {
+          if (process.argv.includes('--no-fastify')) detail = 'fastify left out (--no-fastify)';
+          else {
+            try {
+              fs = await startFastify(env, n);
+              const r = await compareAnswers(es, fs, scalingEndpoint.path);
+              if (!r.same) {
+                detail = `DIFFER: ${r.detail}`;
+                console.log(`  ${n} workers: fastify DIFFER ${r.detail}`);
+                await stopChild(fs.child, 10_000);
+                fs = null;
+              }
+            } catch (e) {
+              detail = `the fastify peer did not start: ${(e as Error).message}`;
+              fs = null;
+            }
+          }
+          const a = await measure(env, es, scalingEndpoint);
+          const b = fs !== null ? await measure(env, fs, scalingEndpoint) : null;
+          scaling.push({ n, ev: a, fa: b, detail });
+        } finally {
+          await stopChild(es.child, 15_000);
+          if (fs !== null) await stopChild(fs.child, 15_000);
+        }
       }
     }
 
@@ -931,8 +1088,32 @@ async function main(): Promise<void> {
     if (cursorRow !== undefined) {
       const want = cursorRow.endpoint.target!.rps!;
       console.log(
-        `\ncursor near the end, absolute: ${fmtRps(cursorRow.wrk.rps)} req/s against about ${fmtRps(want)} (15x the anchor ${ANCHOR.cursor}): ${cursorRow.wrk.rps >= want ? 'met' : 'MISSED'}`,
+        `\ncursor near the end, absolute: ${fmtRps(cursorRow.wrk.rps)} req/s against about ${fmtRps(want)} (${cursorRow.endpoint.target!.ratio}x the anchor ${ANCHOR.cursor}): ${cursorRow.wrk.rps >= want ? 'met' : 'MISSED'}`,
       );
+    }
+    const faRows = endpoints.filter((e) => e.fastify !== undefined);
+    if (faRows.length > 0) {
+      console.log('\nAgainst the hand-written fastify endpoint (same run, same wrk):');
+      console.log(
+        `| endpoint | eventide req/s | fastify req/s | ratio | target | met? | eventide CPU / req | fastify CPU / req | eventide p99 | fastify p99 | errors |`,
+      );
+      console.log(`|---|---:|---:|---:|---|---|---:|---:|---:|---:|---|`);
+      for (const e of faRows) {
+        const a = rows.find((r) => r.endpoint === e && r.kind === 'eventide');
+        const b = rows.find((r) => r.endpoint === e && r.kind === 'fastify');
+        if (a === undefined) continue;
+        const why = fa === null ? faMissing : !faSame ? 'DIFFER: not reported' : 'n/a';
+        const x = b !== undefined ? a.wrk.rps / b.wrk.rps : Number.NaN;
+        const errs = [
+          a.wrk.errors && `eventide ${a.wrk.errors.replace('socket errors: ', '')}`,
+          b?.wrk.errors && `fastify ${b.wrk.errors.replace('socket errors: ', '')}`,
+        ]
+          .filter(Boolean)
+          .join('; ');
+        console.log(
+          `| ${e.name} | ${fmtRps(a.wrk.rps)} | ${b ? fmtRps(b.wrk.rps) : why} | ${b ? `${x.toFixed(2)}x` : 'n/a'} | >= ${e.fastify}x | ${b ? (x >= e.fastify! ? 'met' : 'MISSED') : '-'} | ${fmtUs(a.cpuUsPerReq)} | ${b ? fmtUs(b.cpuUsPerReq) : 'n/a'} | ${fmtUs(a.wrk.p99us)} | ${b ? fmtUs(b.wrk.p99us) : 'n/a'} | ${errs || '-'} |`,
+        );
+      }
     }
     if (drf !== null) {
       const dp = rows.find((r) => r.kind === 'drf' && r.endpoint.path === '/page/items/?page=2');
@@ -947,17 +1128,25 @@ async function main(): Promise<void> {
       (r) =>
         `${LABEL[r.kind]} ${r.endpoint.name} ${Math.round(r.serverLoad * 100)}% (others ${Math.round(r.otherLoad * 100)}%)`,
     );
+    for (const sc of scaling)
+      for (const r of [sc.ev, sc.fa])
+        if (r !== null)
+          loads.push(
+            `${LABEL[r.kind]} x${sc.n} ${Math.round(r.serverLoad * 100)}% (others ${Math.round(r.otherLoad * 100)}%)`,
+          );
     console.log(
       `server CPU use during the runs, and CPU use by other processes (share of one CPU): ${loads.join(', ')}`,
     );
 
     if (lat.length > 0) {
       console.log('\nTime of one cursor page (sequential requests on an open connection; median, p90):');
-      console.log(`| after row (-created) | eventide median | eventide p90 | DRF median | DRF p90 |`);
-      console.log(`|---:|---:|---:|---:|---:|`);
+      console.log(
+        `| after row (-created) | eventide median | eventide p90 | DRF median | DRF p90 | fastify median | fastify p90 |`,
+      );
+      console.log(`|---:|---:|---:|---:|---:|---:|---:|`);
       for (const l of lat) {
         console.log(
-          `| ${l.rank.toLocaleString('en-US')} | ${fmtUs(l.ev.median * 1000)} | ${fmtUs(l.ev.p90 * 1000)} | ${l.drf ? fmtUs(l.drf.median * 1000) : 'n/a'} | ${l.drf ? fmtUs(l.drf.p90 * 1000) : 'n/a'} |`,
+          `| ${l.rank.toLocaleString('en-US')} | ${fmtUs(l.ev.median * 1000)} | ${fmtUs(l.ev.p90 * 1000)} | ${l.drf ? fmtUs(l.drf.median * 1000) : 'n/a'} | ${l.drf ? fmtUs(l.drf.p90 * 1000) : 'n/a'} | ${l.fa ? fmtUs(l.fa.median * 1000) : 'n/a'} | ${l.fa ? fmtUs(l.fa.p90 * 1000) : 'n/a'} |`,
         );
       }
       const flat = (xs: number[]): number => Math.max(...xs) / Math.min(...xs);
@@ -969,12 +1158,43 @@ async function main(): Promise<void> {
         console.log(
           `DRF max/min of the medians: ${flat(lat.map((l) => l.drf!.median)).toFixed(2)} (DRF's sync worker closes the connection after every answer: its figures exclude connecting)`,
         );
+      if (lat.every((l) => l.fa !== null))
+        console.log(`fastify max/min of the medians: ${flat(lat.map((l) => l.fa!.median)).toFixed(2)}`);
     }
-    const worst = Math.max(0, ...rows.map((r) => r.otherLoad));
+
+    if (scaling.length > 0) {
+      console.log(
+        `\n${scalingEndpoint.name} with N processes per server (${pin ? `servers on any of the ${cpus} CPUs, wrk on CPU 1` : 'not pinned'}; informational):`,
+      );
+      console.log(
+        `| workers | eventide req/s | fastify req/s | ratio | eventide CPU / req | fastify CPU / req | eventide CPU use | fastify CPU use | errors |`,
+      );
+      console.log(`|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
+      for (const sc of scaling) {
+        const b = sc.fa;
+        const errs = [
+          sc.ev.wrk.errors && `eventide ${sc.ev.wrk.errors.replace('socket errors: ', '')}`,
+          b?.wrk.errors && `fastify ${b.wrk.errors.replace('socket errors: ', '')}`,
+          sc.detail,
+        ]
+          .filter(Boolean)
+          .join('; ');
+        console.log(
+          `| ${sc.n} | ${fmtRps(sc.ev.wrk.rps)} | ${b ? fmtRps(b.wrk.rps) : 'n/a'} | ${b ? `${(sc.ev.wrk.rps / b.wrk.rps).toFixed(2)}x` : 'n/a'} | ${fmtUs(sc.ev.cpuUsPerReq)} | ${b ? fmtUs(b.cpuUsPerReq) : 'n/a'} | ${Math.round(sc.ev.serverLoad * 100)}% | ${b ? `${Math.round(b.serverLoad * 100)}%` : 'n/a'} | ${errs || '-'} |`,
+        );
+      }
+    }
+
+    const worst = Math.max(
+      0,
+      ...rows.map((r) => r.otherLoad),
+      ...scaling.flatMap((sc) => [sc.ev.otherLoad, sc.fa?.otherLoad ?? 0]),
+    );
     const results: WorkloadResult[] = [];
     for (const e of endpoints) {
       const a = rows.find((r) => r.endpoint === e && r.kind === 'eventide');
       const b = rows.find((r) => r.endpoint === e && r.kind === 'drf');
+      const c = rows.find((r) => r.endpoint === e && r.kind === 'fastify');
       if (a === undefined) continue;
       if (b !== undefined) {
         const t = e.target !== undefined ? { peer: LABEL.drf, op: '>=' as const, value: e.target.ratio } : null;
@@ -989,11 +1209,52 @@ async function main(): Promise<void> {
           }),
         );
       }
+      // The hand-written peer is its own workload: one target per workload in the results.
+      if (c !== undefined)
+        results.push(
+          workload(
+            `${e.name} vs hand-written fastify`,
+            'req/s',
+            a.wrk.rps,
+            [{ name: LABEL.fastify, value: c.wrk.rps }],
+            e.fastify !== undefined ? { peer: LABEL.fastify, op: '>=', value: e.fastify } : null,
+          ),
+        );
+    }
+    for (const sc of scaling) {
+      results.push(
+        workload(
+          `${scalingEndpoint.name}, ${sc.n} worker${sc.n === 1 ? '' : 's'} per server`,
+          'req/s',
+          sc.ev.wrk.rps,
+          sc.fa !== null ? [{ name: `${LABEL.fastify} (node:cluster)`, value: sc.fa.wrk.rps }] : [],
+          null,
+        ),
+      );
     }
     const notes = [
-      `wrk -t1 -c${CONNECTIONS} -d${duration}s after a ${env.warmup} s warm-up, ${ROWS.toLocaleString('en-US')} rows`,
+      `wrk -t1 -c${CONNECTIONS} -d${duration}s after a ${env.warmup} s warm-up, ${ROWS.toLocaleString('en-US')} rows; the same -c${CONNECTIONS} for every server (issue 16 mentions wrk -c16 for the fastify comparison)`,
     ];
     if (drf === null) notes.push(`Django REST framework ${missing}: ratios against the recorded anchors`);
+    for (const e of endpoints) {
+      if (e.fastify === undefined) continue;
+      const a = rows.find((r) => r.endpoint === e && r.kind === 'eventide');
+      const c = rows.find((r) => r.endpoint === e && r.kind === 'fastify');
+      if (a === undefined) continue;
+      if (c !== undefined) {
+        const x = a.wrk.rps / c.wrk.rps;
+        notes.push(
+          `${e.name}: eventide / fastify ${x.toFixed(2)}x, target >= ${e.fastify}x ${x >= e.fastify ? 'met' : 'MISSED'} (fastify ${fastifyVersion()} + better-sqlite3 by hand, bench/peers/fastify-cursor.ts, answers checked byte for byte)`,
+        );
+      } else
+        notes.push(
+          `${e.name}: fastify ${fa === null ? faMissing : `DIFFER, not reported: ${faDiffer}`} (target >= ${e.fastify}x)`,
+        );
+    }
+    if (scaling.length > 0)
+      notes.push(
+        `--workers ${workerCounts.join(',')}: eventide serve --workers N against fastify on N node:cluster workers (SCHED_NONE), ${pin ? `servers on any of the ${cpus} CPUs, wrk on CPU 1` : 'not pinned'}; informational, no target`,
+      );
     if (lat.length > 0)
       notes.push(
         `cursor page time by position (eventide median): ${lat.map((l) => `after ${l.rank}: ${fmtUs(l.ev.median * 1000)}`).join(', ')}`,

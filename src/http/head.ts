@@ -208,6 +208,26 @@ export class RequestHead extends MessageHead {
     this.host = host;
     this.absoluteForm = absoluteForm;
   }
+
+  /** @internal A new head with the same content (for the same bytes received again). */
+  again(): RequestHead {
+    return new RequestHead(
+      this.raw,
+      this.offs,
+      this.method,
+      this.cmd,
+      this.target,
+      this.versionMajor,
+      this.versionMinor,
+      this.contentLength,
+      this.chunked,
+      this.keepAlive,
+      this.upgrade,
+      this.expectContinue,
+      this.host,
+      this.absoluteForm,
+    );
+  }
 }
 
 /**

@@ -560,6 +560,14 @@ export abstract class HttpMessageParser {
   protected abstract parseStartLine(buf: Buffer, base: number, pos: number, end: number): number;
   /** @internal Validates the complete head [base, end) and prepares it; returns 0 or FAIL. */
   protected abstract completeHead(buf: Buffer, base: number, end: number): number;
+  /**
+   * @internal A head that starts at `pos` and is byte for byte one parsed
+   * before (under the same limits) is handed out again without parsing it:
+   * returns the position after it, or -1 to parse as usual.
+   */
+  protected reuseHead(_buf: Buffer, _pos: number, _end: number): number {
+    return -1;
+  }
   /** @internal Delivers the prepared head; `rest` starts at `pos` of `chunk`. Returns the new position. */
   protected abstract emitHead(chunk: Buffer, pos: number): number;
   /** @internal Interprets one header field (request/response specific). false = failed. */
@@ -637,6 +645,10 @@ export abstract class HttpMessageParser {
   /** Head or trailer section: fast path in the chunk itself, slow path through `hbuf`. */
   private execHead(buf: Buffer, pos: number, end: number): number {
     if (this.hlen === 0) {
+      if (!this.trailerMode) {
+        const again = this.reuseHead(buf, pos, end);
+        if (again >= 0) return again;
+      }
       const r = this.parseHead(buf, pos, pos, end);
       if (r >= 0) return this.headDone(buf, pos, r, buf, r);
       if (r === FAIL) return FAIL;

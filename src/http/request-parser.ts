@@ -127,6 +127,9 @@ function validAuthority(buf: Buffer, s: number, e: number, allowEmpty: boolean, 
 
 const VERSION_PREFIX = [72, 84, 84, 80, 47]; // "HTTP/"
 
+/** Heads up to this size are remembered for {@link RequestParser}'s reuse of a repeated head. */
+const MEMO_MAX = 2048;
+
 const FORM_ORIGIN = 0;
 const FORM_ABSOLUTE = 1;
 const FORM_AUTHORITY = 2;
@@ -173,6 +176,16 @@ export class RequestParser extends HttpMessageParser {
   private hostE = 0;
   private expect = 0; // bit 1: 100-continue, bit 2: other
   private head: RequestHead | null = null;
+  /**
+   * The last head without a body, an upgrade or an Expect, and the limits it
+   * passed: the parser is a function of the bytes and the limits, so the
+   * same bytes under the same limits give the same head (a keep-alive client
+   * repeating a request) and are compared instead of parsed again.
+   */
+  private memo: RequestHead | null = null;
+  private memoHeaderBytes = 0;
+  private memoHeaderCount = 0;
+  private memoLineBytes = 0;
 
   /**
    * @param handlers the callbacks (`onRequest` is required).
@@ -399,7 +412,7 @@ export class RequestParser extends HttpMessageParser {
     if (form === FORM_ABSOLUTE || form === FORM_AUTHORITY) host = raw.slice(this.authS, this.authE);
     else if (this.hostCount > 0) host = raw.slice(this.hostS, this.hostE);
     const m = this.method;
-    this.head = new RequestHead(
+    const head = (this.head = new RequestHead(
       raw,
       this.takeOffsets(),
       METHOD_NAMES[m]!,
@@ -414,9 +427,36 @@ export class RequestParser extends HttpMessageParser {
       v11 && (this.expect & 1) !== 0,
       host,
       form === FORM_ABSOLUTE,
-    );
+    ));
+    if (cl <= 0 && !chunked && !upgrade && !this.hasUpgrade && this.expect === 0 && raw.length <= MEMO_MAX) {
+      this.memo = head;
+      this.memoHeaderBytes = this.maxHeaderBytes;
+      this.memoHeaderCount = this.maxHeaderCount;
+      this.memoLineBytes = this.maxRequestLineBytes;
+    } else {
+      this.memo = null;
+    }
     return 0;
   }
+
+  /** @internal */
+  protected override reuseHead(buf: Buffer, pos: number, end: number): number {
+    const m = this.memo;
+    if (m === null) return -1;
+    const raw = m.raw;
+    const n = raw.length;
+    if (end - pos < n) return -1;
+    for (let i = 0; i < n; i++) if (buf[pos + i] !== raw.charCodeAt(i)) return -1;
+    if (
+      this.memoHeaderBytes !== this.maxHeaderBytes ||
+      this.memoHeaderCount !== this.maxHeaderCount ||
+      this.memoLineBytes !== this.maxRequestLineBytes
+    )
+      return -1;
+    this.head = m.again();
+    return this.emitHead(buf, pos + n);
+  }
+
 
   /** @internal */
   protected override emitHead(chunk: Buffer, pos: number): number {

@@ -894,3 +894,74 @@ test('ResponseParser: maxBodyBytes also limits a body read until the close', () 
   ok.finish();
   assert.equal(got, 5);
 });
+
+describe('a repeated head (reused without parsing it again)', () => {
+  const one = 'GET /a?b=1 HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n';
+
+  function feed(p: RequestParser, input: string): number {
+    return p.execute(Buffer.from(input, 'latin1'));
+  }
+
+  test('the same bytes give an equal head, a new object each time, with its own header list', () => {
+    const heads: RequestHead[] = [];
+    const p = new RequestParser({ onRequest: (h) => void heads.push(h) });
+    feed(p, one.repeat(3));
+    feed(p, one);
+    assert.equal(heads.length, 4);
+    for (const h of heads) {
+      assert.equal(h.method, 'GET');
+      assert.equal(h.target, '/a?b=1');
+      assert.equal(h.host, 'example.com');
+      assert.deepEqual(h.headers, [
+        ['Host', 'example.com'],
+        ['Accept', '*/*'],
+      ]);
+    }
+    assert.notEqual(heads[0], heads[1]);
+    heads[0]!.headers.push(['X-Added', '1']);
+    assert.equal(heads[1]!.headers.length, 2, 'a head the application changes does not leak into the next one');
+  });
+
+  test('a head that differs in one byte is parsed (and checked) again', () => {
+    const heads: RequestHead[] = [];
+    const errors: string[] = [];
+    const p = new RequestParser({ onRequest: (h) => void heads.push(h), onError: (e) => void errors.push(e.code) });
+    feed(p, one);
+    feed(p, one.replace('/a?b=1', '/a?b=2'));
+    assert.deepEqual(
+      heads.map((h) => h.target),
+      ['/a?b=1', '/a?b=2'],
+    );
+    feed(p, one.replace('example.com', 'exa mple.com'));
+    assert.deepEqual(errors, ['ERR_HTTP_BAD_HOST']);
+  });
+
+  test('tighter limits apply to a head seen before', () => {
+    for (const limits of [{ maxHeaderBytes: 40 }, { maxHeaderCount: 1 }, { maxRequestLineBytes: 10 }] as const) {
+      const heads: RequestHead[] = [];
+      const errors: string[] = [];
+      const p = new RequestParser({ onRequest: (h) => void heads.push(h), onError: (e) => void errors.push(e.code) });
+      feed(p, one);
+      p.setLimits(limits);
+      feed(p, one);
+      assert.equal(heads.length, 1, JSON.stringify(limits));
+      assert.equal(errors.length, 1, JSON.stringify(limits));
+    }
+  });
+
+  test('heads with a body, an Expect or an upgrade are always parsed; their bodies stay bodies', () => {
+    const post = 'POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc';
+    const heads: RequestHead[] = [];
+    const bodies: string[] = [];
+    const p = new RequestParser({
+      onRequest: (h) => void heads.push(h),
+      onBody: (b) => void bodies.push(b.toString('latin1')),
+    });
+    feed(p, post + post + one + one);
+    assert.deepEqual(
+      heads.map((h) => `${h.method} ${h.target} ${String(h.contentLength)}`),
+      ['POST /p 3', 'POST /p 3', 'GET /a?b=1 null', 'GET /a?b=1 null'],
+    );
+    assert.deepEqual(bodies, ['abc', 'abc']);
+  });
+});

@@ -201,6 +201,18 @@ export class LoopCore {
     this.#schedule(h, now() + seconds * 1000);
   }
 
+  /**
+   * `scheduleIn` for a deadline that mostly moves later (an idle timeout
+   * re-armed on every read): a scheduled handle keeps its place in the heap
+   * and, when its old deadline comes, is rescheduled for the new one. No
+   * heap operation per read. @internal
+   */
+  pushBack(h: Handle, seconds: number): void {
+    const at = now() + seconds * 1000;
+    if (h.heapIndex >= 0 && at >= h.deadline) h.pushedTo = at;
+    else this.#schedule(h, at);
+  }
+
   /** Removes a handle from the timer heap. @internal */
   unschedule(h: Handle): void {
     const i = this.#heap.remove(h);
@@ -364,6 +376,10 @@ export class LoopCore {
     while (heap.size > 0) {
       const top = heap.top as Handle;
       if (top.deadline > t) break;
+      if (top.pushedTo > t) {
+        heap.schedule(top, top.pushedTo); // pushed back meanwhile: not due yet
+        continue;
+      }
       this.unschedule(top);
       top.expire();
     }

@@ -385,7 +385,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   data(chunk: Buffer): void {
     const input = this.input;
     input.appendOwned(chunk);
-    if (this.#timeoutRead > 0) this.base.scheduleIn(this.#readTimer, this.#timeoutRead);
+    if (this.#timeoutRead > 0) this.base.pushBack(this.#readTimer, this.#timeoutRead);
     if (!this.base.dispatching && !this.#waitingForDispatch) {
       // Nothing calls back while the base is idle: stop reading until it dispatches again.
       this.#waitingForDispatch = true;
@@ -547,7 +547,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
       if (this.callbacks.writecb !== null && this.#lowWrite >= 0) this.callbacks.write();
       this.#updateRef();
     } else if (r === 'sent') {
-      if (this.#timeoutWrite > 0) this.base.scheduleIn(this.#writeTimer, this.#timeoutWrite);
+      if (this.#timeoutWrite > 0) this.base.pushBack(this.#writeTimer, this.#timeoutWrite);
       this.#updateRef();
     }
   }
@@ -556,7 +556,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
     if (this.#freed || err) return;
     const pending = this.#unsent() + this.output.length;
     if (pending === 0) this.base.unschedule(this.#writeTimer);
-    else if (this.#timeoutWrite > 0) this.base.scheduleIn(this.#writeTimer, this.#timeoutWrite);
+    else if (this.#timeoutWrite > 0) this.base.pushBack(this.#writeTimer, this.#timeoutWrite);
     if (pending <= this.#lowWrite && this.callbacks.writecb !== null && (this.#enabled & WRITE) !== 0)
       this.callbacks.writeNow();
     if (pending === 0) this.#updateRef();

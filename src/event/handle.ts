@@ -35,6 +35,12 @@ export class Handle {
   heapIndex = -1;
   /** Absolute deadline in performance.now() milliseconds. */
   deadline = 0;
+  /**
+   * A later deadline the handle was pushed back to without moving in the
+   * heap (0: none): at `deadline` the base reschedules it for this one
+   * instead of expiring it.
+   */
+  pushedTo = 0;
   /** Tie-breaker so timers with one deadline fire in scheduling order. */
   seq = 0;
 
@@ -79,6 +85,7 @@ export class TimerHeap {
   schedule(h: Handle, deadline: number): void {
     const heap = this.#heap;
     h.deadline = deadline;
+    h.pushedTo = 0;
     h.seq = ++this.#seq;
     if (h.heapIndex < 0) {
       h.heapIndex = heap.length;
@@ -97,6 +104,7 @@ export class TimerHeap {
     const heap = this.#heap;
     const last = heap.pop() as Handle;
     h.heapIndex = -1;
+    h.pushedTo = 0;
     if (i < heap.length) {
       heap[i] = last;
       last.heapIndex = i;

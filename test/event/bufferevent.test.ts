@@ -347,6 +347,43 @@ test('read timeout delivers READING|TIMEOUT and disables READ', async () => {
   close();
 });
 
+test('each read pushes the read timeout back; it fires a full timeout after the last read', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const events: { ev: number; at: number }[] = [];
+  let lastRead = 0;
+  const bev = new EventBufferEvent(
+    base,
+    server,
+    0,
+    (b) => {
+      b.input.drain(b.input.length);
+      lastRead = performance.now();
+    },
+    null,
+    (b, ev) => {
+      events.push({ ev, at: performance.now() });
+      b.getBase().exit();
+    },
+  );
+  bev.enable(Event.READ);
+  bev.setTimeouts(0.3, 0);
+  // a byte every 50 ms for 400 ms: longer than the timeout, never a timeout without a read
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (++sent <= 8) client.write('x');
+  }, 50);
+  const started = performance.now();
+  await base.dispatch();
+  clearInterval(timer);
+  assert.equal(events.length, 1);
+  assert.equal(events[0]!.ev, READING | TIMEOUT);
+  assert.ok(events[0]!.at - started >= 400, `no timeout while bytes keep coming (${events[0]!.at - started} ms)`);
+  assert.ok(events[0]!.at - lastRead >= 295, `a full timeout after the last read (${events[0]!.at - lastRead} ms)`);
+  bev.free();
+  close();
+});
+
 test('write timeout delivers WRITING|TIMEOUT when the peer does not read', async () => {
   const base = new EventBase();
   const { client, server, close } = await socketPair();

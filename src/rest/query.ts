@@ -269,10 +269,38 @@ function rebuild(u: SplitUrl, pairs: [string, string][]): string {
  * ```
  */
 export function replaceQueryParam(url: string, key: string, value: string | number | bigint): string {
+  const r = queryParamSlot(url, key);
+  return r.prefix + encodeComponent(String(value)) + r.suffix;
+}
+
+/**
+ * What {@link replaceQueryParam} writes around the value, for one URL and
+ * key: `prefix + encodeComponent(value) + suffix` is
+ * `replaceQueryParam(url, key, value)`. A paginator building several links
+ * from one request URL parses that URL once.
+ * @example
+ * ```ts
+ * const slot = queryParamSlot('http://h/items/?zeta=1&page=2&alpha=', 'page');
+ * // { prefix: 'http://h/items/?alpha=&page=', suffix: '&zeta=1' }
+ * ```
+ */
+export function queryParamSlot(url: string, key: string): { readonly prefix: string; readonly suffix: string } {
   const u = splitUrl(url);
-  const pairs = parseQuery(u.query).filter(([k]) => k !== key);
-  pairs.push([key, String(value)]);
-  return rebuild(u, pairs);
+  // The other keys sorted (DRF's replace_query_param sorts them all); the key itself has one value,
+  // so it sits between the keys before it and the keys after it.
+  const before: [string, string][] = [];
+  const after: [string, string][] = [];
+  for (const pair of parseQuery(u.query)) {
+    const c = compareCodePoints(pair[0], key);
+    if (c < 0) before.push(pair);
+    else if (c > 0) after.push(pair);
+  }
+  const head = encodeSortedQuery(before);
+  const tail = encodeSortedQuery(after);
+  return {
+    prefix: `${u.head}?${head === '' ? '' : head + '&'}${encodeComponent(key)}=`,
+    suffix: (tail === '' ? '' : '&' + tail) + u.fragment,
+  };
 }
 
 /**

@@ -7,7 +7,7 @@
 import { asQueryset } from '../data/array.js';
 import { INVALID_POSITION, type Queryset } from '../data/source.js';
 import { ConfigurationError, ImproperlyConfigured, NotFound } from '../errors.js';
-import { encodeComponent, parseQuery, positiveInt, pyIntBig, replaceQueryParam } from '../query.js';
+import { encodeComponent, parseQuery, positiveInt, pyIntBig, queryParamSlot, replaceQueryParam } from '../query.js';
 import type { Request } from '../request.js';
 import { Response } from '../response.js';
 import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
@@ -42,31 +42,56 @@ export interface Cursor {
  * ```
  */
 export function encodeCursorToken(cursor: Cursor): string {
-  const parts: string[] = [];
-  if (cursor.offset !== 0) parts.push(`o=${cursor.offset}`);
-  if (cursor.reverse) parts.push('r=1');
-  if (cursor.position !== null) parts.push(`p=${encodeComponent(cursor.position)}`);
-  return Buffer.from(parts.join('&'), 'ascii').toString('base64');
+  let text = cursor.offset !== 0 ? `o=${cursor.offset}` : '';
+  if (cursor.reverse) text += text === '' ? 'r=1' : '&r=1';
+  if (cursor.position !== null) text += (text === '' ? 'p=' : '&p=') + encodeComponent(cursor.position);
+  return asciiBase64(text);
 }
 
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const B64 = new Int16Array(128).fill(-1);
-for (let i = 0; i < 64; i++) B64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
+for (let i = 0; i < 64; i++) B64[ALPHABET.charCodeAt(i)] = i;
+
+/**
+ * Standard base64 with padding of ASCII text (what `Buffer.from(text,
+ * 'ascii').toString('base64')` gives; a token's text is ASCII: digits and
+ * form-encoded characters), without a buffer.
+ */
+function asciiBase64(text: string): string {
+  let out = '';
+  const n = text.length;
+  let i = 0;
+  for (; i + 2 < n; i += 3) {
+    const v =
+      ((text.charCodeAt(i) & 0xff) << 16) | ((text.charCodeAt(i + 1) & 0xff) << 8) | (text.charCodeAt(i + 2) & 0xff);
+    out += ALPHABET[v >> 18]! + ALPHABET[(v >> 12) & 63]! + ALPHABET[(v >> 6) & 63]! + ALPHABET[v & 63]!;
+  }
+  if (i + 1 === n) {
+    const v = (text.charCodeAt(i) & 0xff) << 16;
+    out += ALPHABET[v >> 18]! + ALPHABET[(v >> 12) & 63]! + '==';
+  } else if (i + 2 === n) {
+    const v = ((text.charCodeAt(i) & 0xff) << 16) | ((text.charCodeAt(i + 1) & 0xff) << 8);
+    out += ALPHABET[v >> 18]! + ALPHABET[(v >> 12) & 63]! + ALPHABET[(v >> 6) & 63]! + '=';
+  }
+  return out;
+}
 
 /**
  * Python's lenient `base64.b64decode` (`binascii.a2b_base64`, not strict):
  * characters outside the alphabet are skipped, decoding stops at the first
  * complete padding, and a last group of one character or a missing pad is
- * an error (`null`). Input must be ASCII.
+ * an error (`null`). Input must be ASCII. The bytes come back as a latin1
+ * string (one character per byte).
  */
-function a2bBase64(s: string): Buffer | null {
-  const out: number[] = [];
+function a2bBase64(s: string): string | null {
+  let out = '';
   let quad = 0;
   let left = 0;
   let pads = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c === 61) {
-      if (quad >= 2 && quad + ++pads >= 4) return Buffer.from(out);
+      if (quad >= 2 && quad + ++pads >= 4) return out;
       continue;
     }
     const v = c < 128 ? B64[c]! : -1;
@@ -79,21 +104,21 @@ function a2bBase64(s: string): Buffer | null {
         break;
       case 1:
         quad = 2;
-        out.push(((left << 2) | (v >> 4)) & 0xff);
+        out += String.fromCharCode(((left << 2) | (v >> 4)) & 0xff);
         left = v & 0x0f;
         break;
       case 2:
         quad = 3;
-        out.push(((left << 4) | (v >> 2)) & 0xff);
+        out += String.fromCharCode(((left << 4) | (v >> 2)) & 0xff);
         left = v & 0x03;
         break;
       default:
         quad = 0;
-        out.push(((left << 6) | v) & 0xff);
+        out += String.fromCharCode(((left << 6) | v) & 0xff);
         left = 0;
     }
   }
-  return quad === 0 ? Buffer.from(out) : null;
+  return quad === 0 ? out : null;
 }
 
 /**
@@ -113,16 +138,23 @@ function a2bBase64(s: string): Buffer | null {
  */
 export function decodeCursorToken(token: string, offsetCutoff: number | null = 1000): Cursor | null {
   for (let i = 0; i < token.length; i++) if (token.charCodeAt(i) > 127) return null;
-  const bytes = a2bBase64(token);
-  if (bytes === null) return null;
-  for (const b of bytes) if (b > 127) return null;
-  const first = new Map<string, string>();
-  for (const [k, v] of parseQuery(bytes.toString('latin1'))) if (!first.has(k)) first.set(k, v);
-  const offset = positiveInt(first.get('o') ?? '0', { cutoff: offsetCutoff });
+  const text = a2bBase64(token);
+  if (text === null) return null;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return null;
+  // The first value of each key counts; absent keys read as o=0 and r=0.
+  let o: string | null = null;
+  let r: string | null = null;
+  let p: string | null = null;
+  for (const [k, v] of parseQuery(text)) {
+    if (k === 'o') o ??= v;
+    else if (k === 'r') r ??= v;
+    else if (k === 'p') p ??= v;
+  }
+  const offset = o === null ? 0 : positiveInt(o, { cutoff: offsetCutoff });
   if (offset === null || !Number.isSafeInteger(offset)) return null;
-  const r = pyIntBig(first.get('r') ?? '0');
-  if (r === null) return null;
-  return { offset, reverse: r !== 0n, position: first.get('p') ?? null };
+  const reverse = r === null ? 0n : pyIntBig(r);
+  if (reverse === null) return null;
+  return { offset, reverse: reverse !== 0n, position: p };
 }
 
 /** A filter backend class that can answer the ordering (`OrderingFilter`). */
@@ -138,6 +170,8 @@ interface State {
   request: Request;
   queryset: Queryset<object>;
   baseUrl: string;
+  /** The links' text around the token ({@link queryParamSlot} of `baseUrl`), made at the first link. */
+  slot: { readonly key: string; readonly prefix: string; readonly suffix: string } | null;
   ordering: readonly string[];
   cursor: Cursor | null;
   pageSize: number;
@@ -264,7 +298,10 @@ export class CursorPagination extends BasePagination {
 
   /** The absolute URL of `cursor` (the current URL with the cursor parameter replaced). */
   encodeCursor(cursor: Cursor): string {
-    return replaceQueryParam(this.#current().baseUrl, this.cursorQueryParam, this.#token(cursor));
+    const s = this.#current();
+    const key = this.cursorQueryParam;
+    if (s.slot === null || s.slot.key !== key) s.slot = { key, ...queryParamSlot(s.baseUrl, key) };
+    return s.slot.prefix + encodeComponent(this.#token(cursor)) + s.slot.suffix;
   }
 
   /** DRF's token of `cursor`, signed when the API has a `CURSOR_SIGNING_KEY`. */
@@ -309,6 +346,7 @@ export class CursorPagination extends BasePagination {
       request,
       queryset: qs,
       baseUrl,
+      slot: null,
       ordering,
       cursor,
       pageSize,

@@ -65,8 +65,12 @@ export class RequestHeaders implements HeaderLookup {
   }
 }
 
+/** The characters `encodeURI` leaves as they are, but `#` and `?` (which `escapeUriPath` escapes). */
+const URI_PLAIN = /^[A-Za-z0-9;,/:@&=+$\-_.!~*'()]*$/;
+
 /** Django's `escape_uri_path`: re-escapes a decoded path for use in a URL. */
 function escapeUriPath(path: string): string {
+  if (URI_PLAIN.test(path)) return path;
   return encodeURI(path.toWellFormed()).replace(/[#?]/g, (c) => (c === '#' ? '%23' : '%3F'));
 }
 

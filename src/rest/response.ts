@@ -81,6 +81,8 @@ export class Response<T = unknown> implements ApiResponse<T> {
    */
   addVary(...names: string[]): this {
     const current = this.getHeader('Vary');
+    // The usual case: no Vary yet, one name.
+    if (current === null && names.length === 1) return this.setHeader('Vary', names[0]!);
     const list = current
       ? current
           .split(',')

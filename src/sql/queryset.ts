@@ -171,6 +171,8 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   #params: readonly unknown[] = NONE;
   #filterKey = '';
   #cacheKey: string | null = null;
+  /** The last {@link orderBy} of this queryset (querysets are immutable: the same terms give the same queryset). */
+  #ordered: { readonly key: string; readonly q: SqlQueryset<Row> } | null = null;
 
   constructor(options: SqlQuerysetOptions) {
     const core = coreFor(options);
@@ -212,6 +214,10 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   }
 
   orderBy(...terms: string[]): SqlQueryset<Row> {
+    let key = '';
+    for (const term of terms) key += typeof term === 'string' ? `${term.length}:${term}` : '\u0000';
+    const last = this.#ordered;
+    if (last !== null && last.key === key) return last.q;
     const core = this.#core;
     const parsed: Term[] = [];
     let unique = false;
@@ -229,6 +235,7 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     q.#ordering = Object.freeze([...terms]);
     q.#terms = parsed;
     q.#orderKey = termsKey(parsed);
+    this.#ordered = { key, q };
     return q;
   }
 

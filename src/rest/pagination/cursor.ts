@@ -42,36 +42,52 @@ export interface Cursor {
  * ```
  */
 export function encodeCursorToken(cursor: Cursor): string {
+  return asciiBase64(tokenText(cursor), ALPHABET, '=');
+}
+
+/** The text a token encodes: `o=<offset>&r=1&p=<position>`, each part only when set. */
+function tokenText(cursor: Cursor): string {
   let text = cursor.offset !== 0 ? `o=${cursor.offset}` : '';
   if (cursor.reverse) text += text === '' ? 'r=1' : '&r=1';
   if (cursor.position !== null) text += (text === '' ? 'p=' : '&p=') + encodeComponent(cursor.position);
-  return asciiBase64(text);
+  return text;
 }
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/**
+ * `encodeComponent(encodeCursorToken(cursor))`, the token as a query value
+ * (`+`, `/` and `=` percent-encoded), written at once.
+ */
+function quotedCursorToken(cursor: Cursor): string {
+  return asciiBase64(tokenText(cursor), QUOTED_ALPHABET, '%3D');
+}
+
+const ALPHABET: readonly string[] = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'];
+/** The base64 alphabet form-encoded (`quote_plus`): `%2B` and `%2F` for `+` and `/`. */
+const QUOTED_ALPHABET: readonly string[] = ALPHABET.map((c) => (c === '+' ? '%2B' : c === '/' ? '%2F' : c));
 const B64 = new Int16Array(128).fill(-1);
-for (let i = 0; i < 64; i++) B64[ALPHABET.charCodeAt(i)] = i;
+for (let i = 0; i < 64; i++) B64[ALPHABET[i]!.charCodeAt(0)] = i;
 
 /**
  * Standard base64 with padding of ASCII text (what `Buffer.from(text,
  * 'ascii').toString('base64')` gives; a token's text is ASCII: digits and
- * form-encoded characters), without a buffer.
+ * form-encoded characters), without a buffer, in the letters of `alphabet`
+ * and `pad`.
  */
-function asciiBase64(text: string): string {
+function asciiBase64(text: string, alphabet: readonly string[], pad: string): string {
   let out = '';
   const n = text.length;
   let i = 0;
   for (; i + 2 < n; i += 3) {
     const v =
       ((text.charCodeAt(i) & 0xff) << 16) | ((text.charCodeAt(i + 1) & 0xff) << 8) | (text.charCodeAt(i + 2) & 0xff);
-    out += ALPHABET[v >> 18]! + ALPHABET[(v >> 12) & 63]! + ALPHABET[(v >> 6) & 63]! + ALPHABET[v & 63]!;
+    out += alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + alphabet[(v >> 6) & 63]! + alphabet[v & 63]!;
   }
   if (i + 1 === n) {
     const v = (text.charCodeAt(i) & 0xff) << 16;
-    out += ALPHABET[v >> 18]! + ALPHABET[(v >> 12) & 63]! + '==';
+    out += alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + pad + pad;
   } else if (i + 2 === n) {
     const v = ((text.charCodeAt(i) & 0xff) << 16) | ((text.charCodeAt(i + 1) & 0xff) << 8);
-    out += ALPHABET[v >> 18]! + ALPHABET[(v >> 12) & 63]! + ALPHABET[(v >> 6) & 63]! + '=';
+    out += alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + alphabet[(v >> 6) & 63]! + pad;
   }
   return out;
 }
@@ -301,7 +317,9 @@ export class CursorPagination extends BasePagination {
     const s = this.#current();
     const key = this.cursorQueryParam;
     if (s.slot === null || s.slot.key !== key) s.slot = { key, ...queryParamSlot(s.baseUrl, key) };
-    return s.slot.prefix + encodeComponent(this.#token(cursor)) + s.slot.suffix;
+    const value =
+      s.request.settings.CURSOR_SIGNING_KEY === null ? quotedCursorToken(cursor) : encodeComponent(this.#token(cursor));
+    return s.slot.prefix + value + s.slot.suffix;
   }
 
   /** DRF's token of `cursor`, signed when the API has a `CURSOR_SIGNING_KEY`. */

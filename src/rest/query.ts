@@ -163,6 +163,11 @@ function decodePercentLoose(s: string): string {
   return out;
 }
 
+/** How {@link encodeComponent} writes each ASCII character it escapes: `+` for a space, `%XX` otherwise. */
+const FORM_ESCAPES: readonly string[] = Array.from({ length: 128 }, (_, c) =>
+  c === 32 ? '+' : '%' + (c < 16 ? '0' : '') + c.toString(16).toUpperCase(),
+);
+
 /**
  * Form-encodes one component as Python's `quote_plus(safe='')`: ASCII
  * letters, digits and `_ . - ~` stay, space becomes `+`, everything else is
@@ -188,8 +193,7 @@ export function encodeComponent(s: string): string {
     )
       continue;
     if (i > plain) out += s.slice(plain, i);
-    if (c === 32) out += '+';
-    else if (c < 128) out += '%' + (c < 16 ? '0' : '') + c.toString(16).toUpperCase();
+    if (c < 128) out += FORM_ESCAPES[c]!;
     else {
       // Encode the whole code point (and a lone surrogate as U+FFFD).
       const cp = s.codePointAt(i) as number;
@@ -295,8 +299,8 @@ export function queryParamSlot(url: string, key: string): { readonly prefix: str
     if (c < 0) before.push(pair);
     else if (c > 0) after.push(pair);
   }
-  const head = encodeSortedQuery(before);
-  const tail = encodeSortedQuery(after);
+  const head = before.length === 0 ? '' : encodeSortedQuery(before);
+  const tail = after.length === 0 ? '' : encodeSortedQuery(after);
   return {
     prefix: `${u.head}?${head === '' ? '' : head + '&'}${encodeComponent(key)}=`,
     suffix: (tail === '' ? '' : '&' + tail) + u.fragment,

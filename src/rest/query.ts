@@ -119,6 +119,29 @@ const needsDecode = /[%+]/;
  */
 export function decodeComponent(s: string): string {
   if (!needsDecode.test(s)) return s;
+  // Fast path: `+` and escapes of ASCII characters, decoded here; anything else (an escape of a
+  // byte >= 0x80, a malformed escape) takes decodeURIComponent's way below, from the start.
+  let out = '';
+  let plain = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 43) {
+      out += s.slice(plain, i) + ' ';
+      plain = i + 1;
+    } else if (c === 37) {
+      const h = i + 2 < s.length ? hexVal(s.charCodeAt(i + 1)) : -1;
+      const l = h >= 0 && h < 8 ? hexVal(s.charCodeAt(i + 2)) : -1;
+      if (l < 0) return decodeUriComponent(s);
+      out += s.slice(plain, i) + String.fromCharCode(h * 16 + l);
+      i += 2;
+      plain = i + 1;
+    }
+  }
+  return out + s.slice(plain);
+}
+
+/** {@link decodeComponent} through `decodeURIComponent` (UTF-8), loosely when it refuses the text. */
+function decodeUriComponent(s: string): string {
   const plus = s.includes('+') ? s.replaceAll('+', ' ') : s;
   if (!plus.includes('%')) return plus;
   try {

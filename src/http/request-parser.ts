@@ -457,7 +457,6 @@ export class RequestParser extends HttpMessageParser {
     return this.emitHead(buf, pos + n);
   }
 
-
   /** @internal */
   protected override emitHead(chunk: Buffer, pos: number): number {
     const head = this.head!;

@@ -153,6 +153,8 @@ export class HeadCache {
    * chunk gets exactly the head and `room` (the reply leaves alone).
    * @example
    * ```ts
+   * const cache = new HeadCache();
+   * const out = new EventBuffer();
    * const head = cache.build(req, 200, 'OK', 13, false, true, base);
    * cache.append(out, head, 13);
    * out.add('Hello, World!');

@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import type { EventBase } from '../event/base.js';
 import type { EventBuffer } from '../event/buffer.js';
 import { EventBufferEvent } from '../event/bufferevent.js';
-import { RequestParser } from './request-parser.js';
+import { RequestParser, type RequestHandlers } from './request-parser.js';
 import type { RequestHead } from './head.js';
 import type { HttpParseError } from './errors.js';
 import { statusText } from './status.js';
@@ -108,19 +108,40 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     this.bev = bev;
     this.sock = sock;
     this.deadline = http.deadlineAfter(http.timeoutMs);
-    this.parser = new RequestParser(
-      {
-        onRequest: (head) => this.#onHead(head),
-        onBody: (chunk) => this.#onBody(chunk),
-        onMessageComplete: () => this.#onComplete(),
-        onError: (err) => this.#onParseError(err),
-        onUpgrade: (head, rest) => this.#onUpgrade(head, rest),
-      },
-      { maxHeaderBytes: http.maxHeaders, maxBodyBytes: http.maxBody },
-    );
+    this.parser = new RequestParser(new HttpServerConnection.#ParserEvents(this), {
+      maxHeaderBytes: http.maxHeaders,
+      maxBodyBytes: http.maxBody,
+    });
     bev.setCallbacks(this.#onReadable, null, this.#onEvent);
     bev.enable(READ | WRITE);
   }
+
+  /**
+   * The parser's callbacks of a connection: one small object whose methods
+   * live on a shared prototype, instead of five closures per connection
+   * (memory of idle connections).
+   */
+  static readonly #ParserEvents = class implements RequestHandlers {
+    readonly c: HttpServerConnection;
+    constructor(c: HttpServerConnection) {
+      this.c = c;
+    }
+    onRequest(head: RequestHead): void {
+      this.c.#onHead(head);
+    }
+    onBody(chunk: Buffer): void {
+      this.c.#onBody(chunk);
+    }
+    onMessageComplete(): boolean {
+      return this.c.#onComplete();
+    }
+    onError(err: HttpParseError): void {
+      this.c.#onParseError(err);
+    }
+    onUpgrade(head: RequestHead, rest: Buffer): void {
+      this.c.#onUpgrade(head, rest);
+    }
+  };
 
   // ------------------------------------------------------------ input
 

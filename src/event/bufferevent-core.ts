@@ -94,8 +94,9 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   #enabled = WRITE;
   #state: State = 'idle';
   #transport: Transport | null = null;
-  readonly #readTimer: Handle;
-  readonly #writeTimer: Handle;
+  /** The read and write timeout handles, made on first use (most connections never set a timeout). */
+  #readTimer: Handle | null = null;
+  #writeTimer: Handle | null = null;
   #timeoutRead = -1;
   #timeoutWrite = -1;
   #lowRead = 0;
@@ -124,8 +125,6 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
     this.base = base;
     this.options = options;
     this.callbacks = new BufferEventCallbacks(owner, base, this, readcb, writecb, eventcb, arg);
-    this.#readTimer = new Handle(base, noop, () => this.#timedOut(READING));
-    this.#writeTimer = new Handle(base, noop, () => this.#timedOut(WRITING));
     this.output.setChangeHook(() => this.#outputChanged());
     this.input.setChangeHook(() => this.#inputChanged());
   }
@@ -221,10 +220,10 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
       return warn('ERR_EVENT_INVALID_MASK', 'Invalid events mask');
     this.#enabled &= ~events;
     if ((events & READ) !== 0) {
-      this.base.unschedule(this.#readTimer);
+      this.#stopTimer(this.#readTimer);
       this.#syncReading();
     }
-    if ((events & WRITE) !== 0) this.base.unschedule(this.#writeTimer);
+    if ((events & WRITE) !== 0) this.#stopTimer(this.#writeTimer);
     this.#updateRef();
     return true;
   }
@@ -246,8 +245,8 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
     this.#timeoutRead = readTimeout > 0 ? Number(readTimeout) : -1;
     this.#timeoutWrite = writeTimeout > 0 ? Number(writeTimeout) : -1;
     this.#armReadTimer();
-    if (this.#timeoutWrite < 0) this.base.unschedule(this.#writeTimer);
-    else if (this.#unsent() + this.output.length > 0) this.base.scheduleIn(this.#writeTimer, this.#timeoutWrite);
+    if (this.#timeoutWrite < 0) this.#stopTimer(this.#writeTimer);
+    else if (this.#unsent() + this.output.length > 0) this.base.scheduleIn(this.#writeHandle(), this.#timeoutWrite);
     return true;
   }
 
@@ -385,7 +384,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   data(chunk: Buffer): void {
     const input = this.input;
     input.appendOwned(chunk);
-    if (this.#timeoutRead > 0) this.base.pushBack(this.#readTimer, this.#timeoutRead);
+    if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead);
     if (!this.base.dispatching && !this.#waitingForDispatch) {
       // Nothing calls back while the base is idle: stop reading until it dispatches again.
       this.#waitingForDispatch = true;
@@ -410,7 +409,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   end(): void {
     this.#eofSeen = true;
     this.#enabled &= ~READ;
-    this.base.unschedule(this.#readTimer);
+    this.#stopTimer(this.#readTimer);
     this.callbacks.emit(READING | EOF);
     this.#updateRef();
   }
@@ -438,7 +437,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
       this.callbacks.emit(READING | EOF);
     }
     if (this.#state !== 'closed') this.#state = 'closed';
-    this.base.unschedule(this.#writeTimer);
+    this.#stopTimer(this.#writeTimer);
     this.#updateRef();
   }
 
@@ -456,8 +455,8 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   #cancelAll(): void {
     const base = this.base;
     this.callbacks.cancel();
-    base.unschedule(this.#readTimer);
-    base.unschedule(this.#writeTimer);
+    this.#stopTimer(this.#readTimer);
+    this.#stopTimer(this.#writeTimer);
     this.input.setChangeHook(null);
     this.output.setChangeHook(null);
     if (this.#refd) {
@@ -496,8 +495,8 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
 
   #armReadTimer(): void {
     if (this.#timeoutRead > 0 && (this.#enabled & READ) !== 0 && this.#state !== 'closed')
-      this.base.scheduleIn(this.#readTimer, this.#timeoutRead);
-    else this.base.unschedule(this.#readTimer);
+      this.base.scheduleIn(this.#readHandle(), this.#timeoutRead);
+    else this.#stopTimer(this.#readTimer);
   }
 
   #inputChanged(): void {
@@ -547,7 +546,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
       if (this.callbacks.writecb !== null && this.#lowWrite >= 0) this.callbacks.write();
       this.#updateRef();
     } else if (r === 'sent') {
-      if (this.#timeoutWrite > 0) this.base.pushBack(this.#writeTimer, this.#timeoutWrite);
+      if (this.#timeoutWrite > 0) this.base.pushBack(this.#writeHandle(), this.#timeoutWrite);
       this.#updateRef();
     }
   }
@@ -555,12 +554,24 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   #afterWrite = (err?: Error | null): void => {
     if (this.#freed || err) return;
     const pending = this.#unsent() + this.output.length;
-    if (pending === 0) this.base.unschedule(this.#writeTimer);
-    else if (this.#timeoutWrite > 0) this.base.pushBack(this.#writeTimer, this.#timeoutWrite);
+    if (pending === 0) this.#stopTimer(this.#writeTimer);
+    else if (this.#timeoutWrite > 0) this.base.pushBack(this.#writeHandle(), this.#timeoutWrite);
     if (pending <= this.#lowWrite && this.callbacks.writecb !== null && (this.#enabled & WRITE) !== 0)
       this.callbacks.writeNow();
     if (pending === 0) this.#updateRef();
   };
+
+  #readHandle(): Handle {
+    return (this.#readTimer ??= new Handle(this.base, noop, () => this.#timedOut(READING)));
+  }
+
+  #writeHandle(): Handle {
+    return (this.#writeTimer ??= new Handle(this.base, noop, () => this.#timedOut(WRITING)));
+  }
+
+  #stopTimer(h: Handle | null): void {
+    if (h !== null) this.base.unschedule(h);
+  }
 
   #timedOut(direction: number): void {
     if (this.#freed || this.#state === 'closed') return;

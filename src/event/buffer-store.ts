@@ -537,17 +537,11 @@ export class ChunkStore {
    */
   appendBytes(src: Buffer, off: number, n: number, room: number, exact = false): void {
     if (n === 0) return;
-    const q = this.#q;
     this.#len += n;
     this.#changed();
-    let c: Chunk | undefined = this.#h < this.#t ? q[this.#t - 1] : undefined;
-    const fresh = c === undefined || c.cap - c.end < n + room;
-    // `exact`: nothing else will follow soon, so a chunk of exactly the size leaves as it is (no view to cut)
-    if (fresh) c = exact ? exactChunk(n + room) : this.#chunkFor(n + room);
-    const chunk = c as Chunk;
+    const chunk = this.#roomFor(n + room, exact);
     copyBytes(src, off, n, chunk.buf, chunk.end);
     chunk.end += n;
-    if (fresh) this.#push(chunk);
   }
 
   /** Appends a string as UTF-8 without an intermediate Buffer. */
@@ -559,18 +553,13 @@ export class ChunkStore {
       // native calls (byte length, encoder) that cost more than the copy itself.
       const n = asciiLength(str);
       if (n >= 0) {
-        const q = this.#q;
         this.#len += n;
         this.#changed();
-        let c: Chunk | undefined = this.#h < this.#t ? q[this.#t - 1] : undefined;
-        const fresh = c === undefined || c.cap - c.end < n;
-        if (fresh) c = this.#chunkFor(n);
-        const chunk = c as Chunk;
+        const chunk = this.#roomFor(n, false);
         const b = chunk.buf;
         let at = chunk.end;
         for (let i = 0; i < n; i++) b[at++] = str.charCodeAt(i);
         chunk.end = at;
-        if (fresh) this.#push(chunk);
         return;
       }
     }
@@ -579,19 +568,29 @@ export class ChunkStore {
 
   /** Writes `str` (`n` bytes once encoded) into the tail chunk's spare room or a new chunk. */
   #appendEncoded(str: string, n: number, encoding: 'utf8' | 'latin1', room = 0): void {
-    const q = this.#q;
     this.#len += n;
     this.#changed();
-    let c: Chunk | undefined = this.#h < this.#t ? q[this.#t - 1] : undefined;
-    const fresh = c === undefined || c.cap - c.end < n + room;
-    if (fresh) c = this.#chunkFor(n + room);
-    const chunk = c as Chunk;
+    const chunk = this.#roomFor(n + room, false);
     // Buffer's per-encoding writers skip the encoding lookup of Buffer#write.
     const b = chunk.buf as Buffer & EncodedWriters;
     if (encoding === 'latin1') b.latin1Write(str, chunk.end, n);
     else b.utf8Write(str, chunk.end, n);
     chunk.end += n;
-    if (fresh) this.#push(chunk);
+  }
+
+  /**
+   * The queued chunk that `n` bytes are written into at its `end`: the last
+   * one when it has the room, else a new one, queued (`exact`: of exactly
+   * `n` bytes, which then leaves whole, without a view cut at the write).
+   */
+  #roomFor(n: number, exact: boolean): Chunk {
+    if (this.#h < this.#t) {
+      const t = this.#q[this.#t - 1]!;
+      if (t.cap - t.end >= n) return t;
+    }
+    const c = exact ? exactChunk(n) : this.#chunkFor(n);
+    this.#push(c);
+    return c;
   }
 
   /** An empty chunk (not yet queued) with room for `n` bytes after its `end`. */

@@ -117,7 +117,7 @@ export class SocketTransport implements Transport {
     const n = chunks.length;
     if (n === 1) {
       io.write(chunks[0] as Buffer, done);
-    } else if (out.length === 0 && n <= MERGE_MAX_CHUNKS && totalLength(chunks) <= MERGE_MAX_BYTES) {
+    } else if (n <= MERGE_MAX_CHUNKS && totalLength(chunks) <= MERGE_MAX_BYTES) {
       // A few small chunks (the replies of a pipelined batch) leave as one buffer: one
       // copy is cheaper than a stream write per chunk and a writev.
       io.write(Buffer.concat(chunks), done);

@@ -445,14 +445,14 @@ export class RequestParser extends HttpMessageParser {
     if (m === null) return -1;
     const raw = m.raw;
     const n = raw.length;
-    if (end - pos < n) return -1;
-    for (let i = 0; i < n; i++) if (buf[pos + i] !== raw.charCodeAt(i)) return -1;
     if (
+      end - pos < n ||
       this.memoHeaderBytes !== this.maxHeaderBytes ||
       this.memoHeaderCount !== this.maxHeaderCount ||
       this.memoLineBytes !== this.maxRequestLineBytes
     )
       return -1;
+    for (let i = 0; i < n; i++) if (buf[pos + i] !== raw.charCodeAt(i)) return -1;
     this.head = m.again();
     return this.emitHead(buf, pos + n);
   }

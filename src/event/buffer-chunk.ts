@@ -227,3 +227,77 @@ export function newChunk(n: number, lastCap: number): Chunk {
 export function asBuffer(data: Uint8Array): Buffer {
   return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
+
+/**
+ * A chunk of exactly `n` bytes (pool memory for small ones), empty.
+ * @internal
+ * @example
+ * ```ts
+ * const c = exactChunk(80); // cap 80: a reply head that leaves whole
+ * ```
+ */
+export function exactChunk(n: number): Chunk {
+  return new Chunk(Buffer.allocUnsafe(n), 0, 0, n, true);
+}
+
+/** Strings up to this length are checked for ASCII and written with a plain loop. */
+const SHORT_STRING = 64;
+/** Copies up to this many bytes with a plain loop instead of a native call. */
+const SHORT_COPY = 48;
+
+/**
+ * The UTF-8 length of `str`: counted here for short ASCII text (a small
+ * body, a chunk-size line), where the native call costs more than the count.
+ * @internal
+ * @example
+ * ```ts
+ * utf8Length('héllo'); // 6
+ * ```
+ */
+export function utf8Length(str: string): number {
+  const n = str.length;
+  if (n > SHORT_STRING) return Buffer.byteLength(str, 'utf8');
+  for (let i = 0; i < n; i++) if (str.charCodeAt(i) > 0x7f) return Buffer.byteLength(str, 'utf8');
+  return n;
+}
+
+/**
+ * Writes `str`, `n` bytes once encoded as UTF-8, at the end of `c`, which
+ * has the room; short ASCII text with a loop instead of the encoder's native call.
+ * @internal
+ * @example
+ * ```ts
+ * const c = exactChunk(5);
+ * encodeInto('hello', utf8Length('hello'), c); // c.end === 5
+ * ```
+ */
+export function encodeInto(str: string, n: number, c: Chunk): void {
+  const b = c.buf;
+  let at = c.end;
+  if (n === str.length && n <= SHORT_STRING) {
+    for (let i = 0; i < n; i++) b[at++] = str.charCodeAt(i); // ASCII: as many bytes as characters
+  } else {
+    (b as Buffer & EncodedWriters).utf8Write(str, at, n);
+    at += n;
+  }
+  c.end = at;
+}
+
+/**
+ * Copies `n` bytes of `src` from `off` into `dst` at `at`: a loop for a few
+ * bytes, `set` (a memmove) beyond.
+ * @internal
+ * @example
+ * ```ts
+ * copyBytes(Buffer.from('abc'), 0, 3, Buffer.alloc(3), 0);
+ * ```
+ */
+export function copyBytes(src: Buffer, off: number, n: number, dst: Buffer, at: number): void {
+  if (n <= SHORT_COPY) {
+    for (let i = 0; i < n; i++) dst[at + i] = src[off + i]!;
+  } else if (off === 0 && n === src.length) {
+    dst.set(src, at);
+  } else {
+    src.copy(dst, at, off, off + n);
+  }
+}

@@ -7,7 +7,18 @@
  *
  * @module
  */
-import { asBuffer, Chunk, EMPTY_CHUNK, makeView, newChunk, type EncodedWriters } from './buffer-chunk.js';
+import {
+  asBuffer,
+  Chunk,
+  copyBytes,
+  EMPTY_CHUNK,
+  encodeInto,
+  exactChunk,
+  makeView,
+  newChunk,
+  utf8Length,
+  type EncodedWriters,
+} from './buffer-chunk.js';
 import { badArgument, frozenEnd, frozenFront, invalidEol, toCount } from './buffer-args.js';
 import { copyOut, cursorOf, EOL, findEol, isEol, lineInHead, type Cursor } from './buffer-scan.js';
 import { warn } from './errors.js';
@@ -36,6 +47,14 @@ export class ChunkStore {
   #frozenEnd = false;
   /** Called whenever the length changes (set by the bufferevent that owns this buffer). */
   #hook: ((buf: ChunkStore) => void) | null = null;
+  /**
+   * Text added to an empty buffer and not yet encoded: while it is set, the
+   * buffer's content is its UTF-8 bytes (`#len` of them) and the deque is
+   * empty. A reply body added as a string is then encoded once, straight
+   * into the connection's output, without a chunk of its own; any other
+   * operation encodes it first ({@link ChunkStore.#flat}).
+   */
+  #text: string | null = null;
 
   /**
    * The number of bytes in the buffer.
@@ -70,7 +89,8 @@ export class ChunkStore {
   add(data: string | Uint8Array): boolean {
     if (this.#frozenEnd) return frozenEnd();
     if (typeof data === 'string') {
-      this.#appendString(data);
+      if (this.#len === 0 && this.#hook === null) this.#pend(data);
+      else this.#appendString(data);
       return true;
     }
     if (!(data instanceof Uint8Array)) return badArgument('data', typeof data);
@@ -94,6 +114,7 @@ export class ChunkStore {
   appendOwned(buf: Buffer): void {
     const n = buf.length;
     if (n === 0) return;
+    if (this.#text !== null) this.#flat();
     this.#push(new Chunk(buf, 0, n, n, false));
     this.#len += n;
     this.#changed();
@@ -106,7 +127,7 @@ export class ChunkStore {
    * @internal
    */
   addLatin1(str: string, room = 0): void {
-    if (str.length !== 0) this.#appendEncoded(str, str.length, 'latin1', room);
+    if (str.length !== 0) this.#appendLatin1(str, room);
   }
 
   // -------------------------------------------------------------- removing
@@ -131,6 +152,7 @@ export class ChunkStore {
       frozenFront();
       return null;
     }
+    if (this.#text !== null) this.#flat();
     const max = toCount(maxBytes);
     if (max < 0) {
       badArgument('length', maxBytes);
@@ -165,6 +187,7 @@ export class ChunkStore {
       frozenFront();
       return null;
     }
+    if (this.#text !== null) this.#flat();
     if (this.#h === this.#t) {
       if (!isEol(eol)) invalidEol(eol);
       return null;
@@ -199,6 +222,7 @@ export class ChunkStore {
       frozenFront();
       return null;
     }
+    if (this.#text !== null) this.#flat();
     if (this.#h === this.#t) {
       if (!isEol(eol)) invalidEol(eol);
       return null;
@@ -242,16 +266,21 @@ export class ChunkStore {
    * @internal
    */
   takeChunks(): Buffer[] {
-    const out: Buffer[] = [];
+    if (this.#text !== null) this.#flat();
     const q = this.#q;
-    for (let i = this.#h; i < this.#t; i++) {
+    const h = this.#h;
+    // Sized up front: one chunk (a reply) is the common case, and an array of one costs less than a grown one.
+    const out: Buffer[] = this.#t - h === 1 ? [EMPTY_BUFFER] : [];
+    let k = 0;
+    for (let i = h; i < this.#t; i++) {
       const c = q[i]!;
       if (c.end > c.start) {
         c.shared = true;
-        out.push(c.start === 0 && c.end === c.buf.length ? c.buf : makeView(c.ab, c.off + c.start, c.end - c.start));
+        out[k++] = c.start === 0 && c.end === c.buf.length ? c.buf : makeView(c.ab, c.off + c.start, c.end - c.start);
       }
       q[i] = EMPTY_CHUNK;
     }
+    out.length = k;
     this.#reserve = null;
     this.#reset();
     return out;
@@ -265,6 +294,7 @@ export class ChunkStore {
    * @internal
    */
   setChangeHook(hook: ((buf: ChunkStore) => void) | null): void {
+    if (this.#text !== null) this.#flat();
     this.#hook = hook;
   }
 
@@ -272,6 +302,7 @@ export class ChunkStore {
 
   /** The number of bytes in the first chunk; 0 when empty. @internal */
   protected headLength(): number {
+    if (this.#text !== null) this.#flat();
     if (this.#h === this.#t) return 0;
     const c = this.#q[this.#h]!;
     return c.end - c.start;
@@ -279,6 +310,16 @@ export class ChunkStore {
 
   /** Copies every byte to the end of `dst` (spare room first); this buffer is unchanged. @internal */
   protected copyAllTo(dst: ChunkStore): void {
+    const text = this.#text;
+    if (text !== null) {
+      // Encoded once, straight into `dst`.
+      if (dst.#text !== null) dst.#flat();
+      const n = this.#len;
+      dst.#len += n;
+      dst.#changed();
+      encodeInto(text, n, dst.#roomFor(n, false));
+      return;
+    }
     const q = this.#q;
     for (let i = this.#h; i < this.#t; i++) {
       const c = q[i]!;
@@ -288,6 +329,7 @@ export class ChunkStore {
 
   /** A cursor at the front of the chunks. @internal */
   protected cursor(): Cursor {
+    if (this.#text !== null) this.#flat();
     return cursorOf(this.#q, this.#h, this.#t, this.#len);
   }
 
@@ -304,6 +346,7 @@ export class ChunkStore {
 
   /** Appends a chunk (its bytes are the buffer's from now on). @internal */
   protected appendChunk(c: Chunk): void {
+    if (this.#text !== null) this.#flat();
     this.#push(c);
     this.#len += c.end - c.start;
     this.#changed();
@@ -311,6 +354,7 @@ export class ChunkStore {
 
   /** Inserts a chunk at the front. @internal */
   protected prependChunk(c: Chunk): void {
+    if (this.#text !== null) this.#flat();
     this.#unshift(c);
     this.#len += c.end - c.start;
     this.#changed();
@@ -318,6 +362,8 @@ export class ChunkStore {
 
   /** Moves every chunk of `src` to the end (no copy); `src` is empty afterwards. @internal */
   protected appendAllOf(src: ChunkStore): void {
+    if (this.#text !== null) this.#flat();
+    if (src.#text !== null) src.#flat();
     const sq = src.#q;
     for (let i = src.#h; i < src.#t; i++) this.#push(sq[i]!);
     this.#len += src.#len;
@@ -328,6 +374,8 @@ export class ChunkStore {
   /** Moves every chunk of `src` to the front (no copy); `src` is empty afterwards. @internal */
   protected prependAllOf(src: ChunkStore): void {
     if (src.#len === 0) return;
+    if (this.#text !== null) this.#flat();
+    if (src.#text !== null) src.#flat();
     const live = src.#q.slice(src.#h, src.#t);
     const mine = this.#q;
     if (this.#h >= live.length) {
@@ -346,6 +394,7 @@ export class ChunkStore {
 
   /** Makes the first `n` bytes (`0 < n <= length`) contiguous and returns a view of them. @internal */
   protected pullupHead(n: number): Buffer {
+    if (this.#text !== null) this.#flat();
     let c = this.#q[this.#h]!;
     if (c.end - c.start < n) {
       const merged = Buffer.allocUnsafe(n);
@@ -361,6 +410,7 @@ export class ChunkStore {
 
   /** Reserves room for `size > 0` more bytes at the end; false with a warning when it cannot be allocated. @internal */
   protected reserveRoom(size: number): boolean {
+    if (this.#text !== null) this.#flat();
     if (this.#h < this.#t) {
       const t = this.#q[this.#t - 1]!;
       if (t.cap - t.end >= size) return true;
@@ -385,6 +435,7 @@ export class ChunkStore {
   }
 
   #reset(): void {
+    this.#text = null;
     const q = this.#q;
     for (let i = this.#h; i < this.#t; i++) q[i] = EMPTY_CHUNK; // keep the array, drop the references
     this.#h = 0;
@@ -442,6 +493,14 @@ export class ChunkStore {
 
   /** Drains `n <= length` bytes. @internal */
   protected dropFront(n: number): void {
+    if (this.#text !== null) {
+      if (n === 0) return;
+      if (n === this.#len) {
+        this.#reset(); // all of it: never encoded
+        return;
+      }
+      this.#flat();
+    }
     const q = this.#q;
     this.#len -= n;
     this.#changed();
@@ -477,6 +536,8 @@ export class ChunkStore {
 
   /** Moves up to `n` bytes from the front of this buffer to the end of `dst`; returns how many. @internal */
   protected moveTo(dst: ChunkStore, n: number): number {
+    if (this.#text !== null) this.#flat();
+    if (dst.#text !== null) dst.#flat();
     const q = this.#q;
     let moved = 0;
     while (moved < n && this.#h < this.#t) {
@@ -508,6 +569,7 @@ export class ChunkStore {
 
   /** Copies `n` bytes of `src` from `off` to the end, filling spare room first. @internal */
   protected appendCopy(src: Buffer, off: number, n: number): void {
+    if (this.#text !== null) this.#flat();
     const q = this.#q;
     this.#len += n;
     this.#changed();
@@ -537,6 +599,7 @@ export class ChunkStore {
    */
   appendBytes(src: Buffer, off: number, n: number, room: number, exact = false): void {
     if (n === 0) return;
+    if (this.#text !== null) this.#flat();
     this.#len += n;
     this.#changed();
     const chunk = this.#roomFor(n + room, exact);
@@ -546,36 +609,42 @@ export class ChunkStore {
 
   /** Appends a string as UTF-8 without an intermediate Buffer. */
   #appendString(str: string): void {
-    const len = str.length;
-    if (len === 0) return;
-    if (len <= SHORT_STRING) {
-      // Short ASCII text (a small body, a chunk-size line): written here, without the two
-      // native calls (byte length, encoder) that cost more than the copy itself.
-      const n = asciiLength(str);
-      if (n >= 0) {
-        this.#len += n;
-        this.#changed();
-        const chunk = this.#roomFor(n, false);
-        const b = chunk.buf;
-        let at = chunk.end;
-        for (let i = 0; i < n; i++) b[at++] = str.charCodeAt(i);
-        chunk.end = at;
-        return;
-      }
-    }
-    this.#appendEncoded(str, Buffer.byteLength(str, 'utf8'), 'utf8');
+    if (str.length === 0) return;
+    if (this.#text !== null) this.#flat();
+    const n = utf8Length(str);
+    this.#len += n;
+    this.#changed();
+    encodeInto(str, n, this.#roomFor(n, false));
   }
 
-  /** Writes `str` (`n` bytes once encoded) into the tail chunk's spare room or a new chunk. */
-  #appendEncoded(str: string, n: number, encoding: 'utf8' | 'latin1', room = 0): void {
+  /** Writes `str` (characters below U+0100) as latin1 into the tail chunk's spare room or a new chunk. */
+  #appendLatin1(str: string, room: number): void {
+    if (this.#text !== null) this.#flat();
+    const n = str.length;
     this.#len += n;
     this.#changed();
     const chunk = this.#roomFor(n + room, false);
-    // Buffer's per-encoding writers skip the encoding lookup of Buffer#write.
-    const b = chunk.buf as Buffer & EncodedWriters;
-    if (encoding === 'latin1') b.latin1Write(str, chunk.end, n);
-    else b.utf8Write(str, chunk.end, n);
+    // Buffer's per-encoding writer skips the encoding lookup of Buffer#write.
+    (chunk.buf as Buffer & EncodedWriters).latin1Write(str, chunk.end, n);
     chunk.end += n;
+  }
+
+  /** Keeps `str` unencoded as the content of this empty buffer (nothing to keep for ''). */
+  #pend(str: string): void {
+    if (str.length === 0) return;
+    this.#text = str;
+    this.#len = utf8Length(str);
+    this.#changed();
+  }
+
+  /** Encodes the pending text into a chunk: the buffer holds bytes only from now on. */
+  #flat(): void {
+    const text = this.#text as string;
+    this.#text = null;
+    const n = this.#len;
+    const c = this.#chunkFor(n);
+    this.#push(c);
+    encodeInto(text, n, c);
   }
 
   /**
@@ -620,30 +689,5 @@ export class ChunkStore {
   }
 }
 
-/** A chunk of exactly `n` bytes (pool memory for small ones). */
-function exactChunk(n: number): Chunk {
-  return new Chunk(Buffer.allocUnsafe(n), 0, 0, n, true);
-}
-
-/** Strings up to this length are checked for ASCII and written with a plain loop. */
-const SHORT_STRING = 64;
-/** Copies up to this many bytes with a plain loop instead of a native call. */
-const SHORT_COPY = 48;
-
-/** `str.length` when every character is ASCII, else -1. */
-function asciiLength(str: string): number {
-  const n = str.length;
-  for (let i = 0; i < n; i++) if (str.charCodeAt(i) > 0x7f) return -1;
-  return n;
-}
-
-/** Copies `n` bytes of `src` from `off` into `dst` at `at`: a loop for a few bytes, `set` (a memmove) beyond. */
-function copyBytes(src: Buffer, off: number, n: number, dst: Buffer, at: number): void {
-  if (n <= SHORT_COPY) {
-    for (let i = 0; i < n; i++) dst[at + i] = src[off + i]!;
-  } else if (off === 0 && n === src.length) {
-    dst.set(src, at);
-  } else {
-    src.copy(dst, at, off, off + n);
-  }
-}
+/** A placeholder element (never handed out: `takeChunks` overwrites or cuts it). */
+const EMPTY_BUFFER = Buffer.alloc(0);

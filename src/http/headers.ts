@@ -37,6 +37,12 @@ export class HeaderList {
 
   /** Appends a field (duplicates allowed). */
   add(name: string, value: string): void {
+    if (this.names.length === 0) {
+      // The first field: arrays of one, instead of growing the empty ones to V8's first capacity (17).
+      this.names = [name];
+      this.values = [value];
+      return;
+    }
     this.names.push(name);
     this.values.push(value);
   }

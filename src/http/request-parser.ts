@@ -78,6 +78,14 @@ export interface RequestHandlers extends MessageHandlers {
    * upgrade is declined and the request is parsed as an ordinary one.
    */
   onUpgrade?(head: RequestHead, rest: Buffer): void;
+  /**
+   * The handlers only read the heads they get (a head is immutable, but
+   * its `headers` array is the caller's): a head that repeats the last one
+   * byte for byte is then handed out again as the same object instead of a
+   * copy. Off by default.
+   * @internal
+   */
+  readonly sharesHeads?: boolean;
 }
 
 /**
@@ -453,7 +461,7 @@ export class RequestParser extends HttpMessageParser {
     )
       return -1;
     for (let i = 0; i < n; i++) if (buf[pos + i] !== raw.charCodeAt(i)) return -1;
-    this.head = m.again();
+    this.head = this.h.sharesHeads === true ? m : m.again();
     return this.emitHead(buf, pos + n);
   }
 

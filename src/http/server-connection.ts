@@ -123,6 +123,10 @@ export class HttpServerConnection implements Exchange, HttpConnection {
    */
   static readonly #ParserEvents = class implements RequestHandlers {
     readonly c: HttpServerConnection;
+    /** A connection only reads its heads (the input headers are copied out of them). */
+    get sharesHeads(): boolean {
+      return true;
+    }
     constructor(c: HttpServerConnection) {
       this.c = c;
     }

@@ -98,6 +98,102 @@ describe('add / addReference / appendOwned / prepend', () => {
     assert.equal(b.read(10)?.toString('utf8'), 'é€');
   });
 
+  it('a string added to an empty buffer behaves as its bytes in every operation that follows', () => {
+    // The text is kept unencoded until an operation needs bytes: each operation below
+    // must see exactly the UTF-8 bytes, whichever comes first.
+    const texts = ['Hello, World!', 'héllo wörld €', 'x'.repeat(65), 'ü'.repeat(40) + '\r\nnext\r\n'];
+    const ops: [string, (b: EventBuffer, text: string) => unknown][] = [
+      ['length', (b) => b.length],
+      ['read', (b) => b.read(1000)?.toString('utf8')],
+      ['read part', (b) => [b.read(3)?.toString('latin1'), contents(b)]],
+      ['readLine', (b) => b.readLine(EOL_CRLF, 'utf8')],
+      ['readLineBuffer', (b) => b.readLineBuffer(EOL_LF)?.toString('latin1')],
+      ['drain all', (b) => [b.drain(b.length), b.length, b.read(10)]],
+      ['drain part', (b) => [b.drain(2), contents(b)]],
+      ['drain 0', (b) => [b.drain(0), contents(b)]],
+      ['add string', (b) => [b.add('+tail'), contents(b)]],
+      ['add bytes', (b) => [b.add(Buffer.from('+b')), contents(b)]],
+      ['addReference', (b) => [b.addReference(Buffer.from('+r')), contents(b)]],
+      ['prepend', (b) => [b.prepend('head+'), contents(b)]],
+      ['search', (b) => [b.search('l'), b.search('\r\n')]],
+      ['searchEol', (b) => b.searchEol(0, EOL_CRLF)],
+      ['substr', (b) => b.substr(1, 4)?.toString('latin1')],
+      [
+        'copyout',
+        (b) => {
+          const out = new Uint8Array(100);
+          const n = b.copyout(out);
+          return Buffer.from(out.subarray(0, n)).toString('latin1');
+        },
+      ],
+      ['pullup', (b) => b.pullup(-1)?.toString('latin1')],
+      [
+        'remove into a buffer',
+        (b) => {
+          const dst = new EventBuffer();
+          dst.add('x');
+          return [b.remove(dst, 4), contents(dst), contents(b)];
+        },
+      ],
+      ['peekChunks', (b) => b.peekChunks().map((c) => c.toString('latin1'))],
+      ['contiguousSpace', (b) => b.contiguousSpace],
+      ['expand', (b) => [b.expand(100), contents(b)]],
+      ['freeze end', (b) => [b.freeze(false), b.add('x'), contents(b)]],
+      ['freeze front', (b) => [b.freeze(true), b.read(2), b.drain(1), contents(b)]],
+      [
+        'addBuffer into',
+        (b) => {
+          const dst = new EventBuffer();
+          dst.add('pre-');
+          return [dst.addBuffer(b), b.length, contents(dst)];
+        },
+      ],
+      [
+        'addBuffer from',
+        (b) => {
+          const src = new EventBuffer();
+          src.add('+src');
+          return [b.addBuffer(src), src.length, contents(b)];
+        },
+      ],
+      [
+        'prependBuffer',
+        (b) => {
+          const dst = new EventBuffer();
+          dst.add('body');
+          return [dst.prependBuffer(b), contents(dst)];
+        },
+      ],
+      [
+        'appendFrom',
+        (b) => {
+          const dst = new EventBuffer();
+          dst.add('into-');
+          return [dst.appendFrom(b, 3), contents(dst), contents(b)];
+        },
+      ],
+      [
+        'remove',
+        (b) => {
+          const out = new Uint8Array(5);
+          return [b.remove(out, 5), Buffer.from(out).toString('latin1'), contents(b)];
+        },
+      ],
+    ];
+    for (const text of texts) {
+      const bytes = Buffer.from(text, 'utf8');
+      for (const [name, op] of ops) {
+        const pending = new EventBuffer();
+        pending.add(text);
+        const plain = new EventBuffer();
+        plain.addReference(Buffer.from(bytes)); // the same content, as bytes from the start
+        assert.deepEqual(op(pending, text), op(plain, text), `${name} after add(${JSON.stringify(text)})`);
+        assert.equal(contents(pending), contents(plain), `${name}: contents afterwards`);
+        assert.equal(pending.length, plain.length, `${name}: length afterwards`);
+      }
+    }
+  });
+
   it('add copies bytes, so the caller may reuse its array', () => {
     const b = new EventBuffer();
     const src = Buffer.from('hello');

@@ -922,6 +922,18 @@ describe('a repeated head (reused without parsing it again)', () => {
     assert.equal(heads[1]!.headers.length, 2, 'a head the application changes does not leak into the next one');
   });
 
+  test('handlers that only read their heads (sharesHeads) get the same object again', () => {
+    const heads: RequestHead[] = [];
+    const p = new RequestParser({ onRequest: (h) => void heads.push(h), sharesHeads: true });
+    feed(p, one.repeat(3));
+    feed(p, 'GET /other HTTP/1.1\r\nHost: example.com\r\n\r\n');
+    assert.equal(heads.length, 4);
+    assert.equal(heads[1], heads[0]);
+    assert.equal(heads[2], heads[0]);
+    assert.notEqual(heads[3], heads[0], 'different bytes: a new head');
+    assert.equal(heads[3]!.target, '/other');
+  });
+
   test('a head that differs in one byte is parsed (and checked) again', () => {
     const heads: RequestHead[] = [];
     const errors: string[] = [];

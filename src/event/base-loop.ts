@@ -205,10 +205,11 @@ export class LoopCore {
    * `scheduleIn` for a deadline that mostly moves later (an idle timeout
    * re-armed on every read): a scheduled handle keeps its place in the heap
    * and, when its old deadline comes, is rescheduled for the new one. No
-   * heap operation per read. @internal
+   * heap operation per read. `from`: the time to count from, when the
+   * caller has read the clock already. @internal
    */
-  pushBack(h: Handle, seconds: number): void {
-    const at = now() + seconds * 1000;
+  pushBack(h: Handle, seconds: number, from: number = now()): void {
+    const at = from + seconds * 1000;
     if (h.heapIndex >= 0 && at >= h.deadline) h.pushedTo = at;
     else this.#schedule(h, at);
   }

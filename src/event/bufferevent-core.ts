@@ -21,7 +21,7 @@ import {
 } from './bufferevent-callbacks.js';
 import type { EventDnsBase } from './dns.js';
 import { warn } from './errors.js';
-import { noop, READ, WRITE } from './shared.js';
+import { noop, now, READ, WRITE } from './shared.js';
 import type { ConnectTarget, Transport, TransportHost } from './transport.js';
 import { connectTarget, resolveHost } from './transport-socket.js';
 import { setLastSocketError } from './util.js';
@@ -63,7 +63,28 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
    * small write.
    */
   static #queue: BufferEventCore<unknown, unknown>[] = [];
+  /** The other queue, empty: the two swap every turn (no new array per turn). */
+  static #spare: BufferEventCore<unknown, unknown>[] = [];
   static #armed = false;
+  /**
+   * The monotonic clock of this turn of Node's loop (ms, 0: not read yet),
+   * read once per turn for the read and write deadlines that every read and
+   * write moves, as libevent computes them from its cached loop time.
+   */
+  static #clock = 0;
+
+  /** The clock of this turn: read on first use, forgotten when the turn's flush runs. */
+  static #turnClock(): number {
+    let t = BufferEventCore.#clock;
+    if (t === 0) {
+      t = BufferEventCore.#clock = now();
+      if (!BufferEventCore.#armed) {
+        BufferEventCore.#armed = true;
+        setImmediate(BufferEventCore.#flushAll);
+      }
+    }
+    return t;
+  }
 
   static {
     onLoopEnd(() => BufferEventCore.#flushAll());
@@ -73,13 +94,16 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   static #flushAll = (): void => {
     BufferEventCore.#armed = false;
     const queue = BufferEventCore.#queue;
-    BufferEventCore.#queue = [];
+    BufferEventCore.#queue = BufferEventCore.#spare;
     for (let i = 0; i < queue.length; i++) {
       const b = queue[i]!;
       if (!b.#flushScheduled) continue; // flushed meanwhile (a TLS hand-over), or freed
       b.#flushScheduled = false;
       b.#flush();
     }
+    queue.length = 0;
+    BufferEventCore.#spare = queue;
+    BufferEventCore.#clock = 0;
   };
 
   readonly base: EventBase;
@@ -384,7 +408,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   data(chunk: Buffer): void {
     const input = this.input;
     input.appendOwned(chunk);
-    if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead);
+    if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead, BufferEventCore.#turnClock());
     if (!this.base.dispatching && !this.#waitingForDispatch) {
       // Nothing calls back while the base is idle: stop reading until it dispatches again.
       this.#waitingForDispatch = true;
@@ -546,7 +570,8 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
       if (this.callbacks.writecb !== null && this.#lowWrite >= 0) this.callbacks.write();
       this.#updateRef();
     } else if (r === 'sent') {
-      if (this.#timeoutWrite > 0) this.base.pushBack(this.#writeHandle(), this.#timeoutWrite);
+      if (this.#timeoutWrite > 0)
+        this.base.pushBack(this.#writeHandle(), this.#timeoutWrite, BufferEventCore.#turnClock());
       this.#updateRef();
     }
   }
@@ -554,8 +579,10 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   #afterWrite = (err?: Error | null): void => {
     if (this.#freed || err) return;
     const pending = this.#unsent() + this.output.length;
-    if (pending === 0) this.#stopTimer(this.#writeTimer);
-    else if (this.#timeoutWrite > 0) this.base.pushBack(this.#writeHandle(), this.#timeoutWrite);
+    // Progress moves the write deadline. All sent: the timer stays where it is (an answer per
+    // request would otherwise take it out of the heap and put it back every time); when it
+    // comes, it finds nothing waiting and lapses (#timedOut).
+    if (pending > 0 && this.#timeoutWrite > 0) this.base.pushBack(this.#writeHandle(), this.#timeoutWrite);
     if (pending <= this.#lowWrite && this.callbacks.writecb !== null && (this.#enabled & WRITE) !== 0)
       this.callbacks.writeNow();
     if (pending === 0) this.#updateRef();
@@ -575,6 +602,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
 
   #timedOut(direction: number): void {
     if (this.#freed || this.#state === 'closed') return;
+    if (direction === WRITING && this.#unsent() + this.output.length === 0) return; // nothing was waiting to leave
     if (direction === READING) this.#enabled &= ~READ;
     else this.#enabled &= ~WRITE;
     this.#syncReading();

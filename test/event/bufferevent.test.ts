@@ -400,6 +400,38 @@ test('write timeout delivers WRITING|TIMEOUT when the peer does not read', async
   close();
 });
 
+test(
+  'a write timeout counts only while output waits: once everything is sent it lapses',
+  { timeout: 10_000 },
+  async () => {
+    const base = new EventBase();
+    const { client, server, close } = await socketPair();
+    let got = 0;
+    client.on('data', (c: Buffer) => (got += c.length));
+    const events: number[] = [];
+    const bev = new EventBufferEvent(base, server, 0, null, null, (_b, ev) => events.push(ev));
+    bev.setTimeouts(0, 0.1);
+    bev.write('ping');
+    // three timeouts long with nothing left to send: no WRITING|TIMEOUT
+    const stop = new Event(base, -1, Event.TIMEOUT, () => base.exit());
+    stop.add(0.35);
+    await base.dispatch();
+    assert.equal(got, 4);
+    assert.equal(events.length, 0, `no event while nothing waits: ${events.join()}`);
+    // the deadline still holds afterwards: a peer that stops reading gets WRITING|TIMEOUT
+    client.pause();
+    bev.setCallbacks(null, null, (b, ev) => {
+      events.push(ev);
+      b.getBase().exit();
+    });
+    bev.write(Buffer.alloc(32 << 20));
+    await base.dispatch();
+    assert.deepEqual(events, [WRITING | TIMEOUT]);
+    bev.free();
+    close();
+  },
+);
+
 test('free() with OPT_CLOSE_ON_FREE sends what is left in output, then closes', async () => {
   const base = new EventBase();
   const { client, server, close } = await socketPair();

@@ -41,6 +41,14 @@ export class HeadCache {
   /** `#full` encoded, once it has been used twice (replies of one kind repeat it). */
   #fullBytes: Buffer | null = null;
   #fullUses = 0;
+  /**
+   * The Date header's value, kept until the next second begins (an unref'd
+   * timer clears it), as node:http keeps its own: no clock read per reply.
+   */
+  #dateText = '';
+  readonly #dateExpired = (): void => {
+    this.#dateText = '';
+  };
 
   /**
    * The status line and headers of a reply (`bodyLength` -1: no
@@ -63,7 +71,7 @@ export class HeadCache {
     base: EventBase,
   ): string {
     const http10 = req.major === 1 && req.minor === 0 && !errorPage;
-    const date = httpDate(base.getTimeOfDayCached() * 1000); // one clock read per loop iteration
+    const date = this.#dateText !== '' ? this.#dateText : this.#readDate(base);
     const out = req.output;
     // Replies of one kind repeat their head (a status, the same headers, the same second):
     // reuse the text built last time, flat already, instead of concatenating it again.
@@ -87,6 +95,15 @@ export class HeadCache {
     s += `Date: ${date}\r\n`;
     this.#store(code, reason, http10, keepAlive, date, out, s, hasLength);
     return (this.#full = this.#finish(bodyLength));
+  }
+
+  /** The date now, kept for the rest of this second. */
+  #readDate(base: EventBase): string {
+    const ms = base.getTimeOfDayCached() * 1000;
+    const text = httpDate(ms);
+    this.#dateText = text;
+    setTimeout(this.#dateExpired, 1000 - (ms % 1000)).unref();
+    return text;
   }
 
   #sameAs(

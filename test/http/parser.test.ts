@@ -948,6 +948,43 @@ describe('a repeated head (reused without parsing it again)', () => {
     assert.deepEqual(errors, ['ERR_HTTP_BAD_HOST']);
   });
 
+  test('once a head repeats (compared by words from then on), a change in any one byte is seen, alone or in a batch', () => {
+    const base = 'GET /abc HTTP/1.1\r\nHost: example.com\r\nX-Pad: 0123456789\r\n\r\n';
+    // every byte of the target, the Host value, the field name after 'X-' and its value, changed to another valid one
+    const variants: string[] = [];
+    for (const part of ['abc', 'example.com', 'Pad', '0123456789']) {
+      const at = base.indexOf(part);
+      for (let i = at; i < at + part.length; i++) {
+        const c = base.charCodeAt(i);
+        const d = c === 0x2e ? 0x2d : c === 0x7a || c === 0x39 ? c - 1 : c + 1; // '.' -> '-'
+        variants.push(base.slice(0, i) + String.fromCharCode(d) + base.slice(i + 1));
+      }
+    }
+    assert.equal(variants.length, 27);
+    for (const batch of [false, true]) {
+      const seen: string[] = [];
+      const p = new RequestParser({
+        onRequest: (h) => void seen.push(h.raw),
+        onError: (e) => assert.fail(`${e.code} for ${JSON.stringify(seen.at(-1))}`),
+        sharesHeads: true,
+      });
+      feed(p, base + base); // the second one makes the words
+      for (const v of variants) {
+        if (batch) feed(p, base + v + base);
+        else {
+          feed(p, v);
+          feed(p, base);
+        }
+      }
+      const expected = [base, base, ...variants.flatMap((v) => (batch ? [base, v, base] : [v, base]))];
+      assert.deepEqual(
+        seen,
+        expected.map((h) => h.slice(0, -2)).map((h) => h + '\r\n'),
+        `batch ${batch}`,
+      );
+    }
+  });
+
   test('tighter limits apply to a head seen before', () => {
     for (const limits of [{ maxHeaderBytes: 40 }, { maxHeaderCount: 1 }, { maxRequestLineBytes: 10 }] as const) {
       const heads: RequestHead[] = [];

@@ -215,6 +215,28 @@ export function newChunk(n: number, lastCap: number): Chunk {
   return new Chunk(makeView(new ArrayBuffer(cap), 0, cap), 0, 0, cap, true);
 }
 
+/** The most a first chunk is sized for from the last take (below the pool's limit: a slice, not an allocation). */
+const TAKE_HINT_MAX = 4000;
+
+/**
+ * The first chunk of a buffer that was emptied by a take (a connection's
+ * output, written and taken whole turn after turn), for `n` bytes: room for
+ * a quarter more than the last take held (`lastTake`, up to a pool slice),
+ * so that a batch of replies lands in one chunk and leaves in one write.
+ * @internal
+ * @example
+ * ```ts
+ * const c = firstChunk(80, 1600); // 2,000 bytes of room for the replies that follow
+ * ```
+ */
+export function firstChunk(n: number, lastTake: number): Chunk {
+  const hint = Math.min(lastTake + (lastTake >> 2), TAKE_HINT_MAX);
+  return newChunk(hint > n ? hint : n, 0);
+}
+
+/** A placeholder element (never handed out: `takeChunks` overwrites or cuts it). @internal */
+export const EMPTY_BUFFER = Buffer.alloc(0);
+
 /**
  * `data` as a `Buffer` (the same memory).
  * @internal

@@ -11,9 +11,11 @@ import {
   asBuffer,
   Chunk,
   copyBytes,
+  EMPTY_BUFFER,
   EMPTY_CHUNK,
   encodeInto,
   exactChunk,
+  firstChunk,
   makeView,
   newChunk,
   utf8Length,
@@ -55,6 +57,8 @@ export class ChunkStore {
    * operation encodes it first ({@link ChunkStore.#flat}).
    */
   #text: string | null = null;
+  /** How many bytes the last `takeChunks` took: a connection's output is written and taken whole, turn after turn. */
+  #lastTake = 0;
 
   /**
    * The number of bytes in the buffer.
@@ -281,6 +285,7 @@ export class ChunkStore {
       q[i] = EMPTY_CHUNK;
     }
     out.length = k;
+    this.#lastTake = this.#len;
     this.#reserve = null;
     this.#reset();
     return out;
@@ -670,7 +675,7 @@ export class ChunkStore {
       r.start = r.end;
       return r;
     }
-    return newChunk(n, this.#h < this.#t ? this.#q[this.#t - 1]!.cap : 0);
+    return this.#h < this.#t ? newChunk(n, this.#q[this.#t - 1]!.cap) : firstChunk(n, this.#lastTake);
   }
 
   /** The general line reader (lines spanning chunks, unknown styles). */
@@ -688,6 +693,3 @@ export class ChunkStore {
     return line;
   }
 }
-
-/** A placeholder element (never handed out: `takeChunks` overwrites or cuts it). */
-const EMPTY_BUFFER = Buffer.alloc(0);

@@ -194,6 +194,27 @@ describe('add / addReference / appendOwned / prepend', () => {
     }
   });
 
+  it('after takeChunks the first chunk is sized from what the last take held, and any write still fits', () => {
+    const b = new EventBuffer();
+    const batch = (): void => {
+      for (let i = 0; i < 16; i++) b.add(Buffer.alloc(100, 0x61 + i));
+    };
+    const expected = Array.from({ length: 16 }, (_, i) => String.fromCharCode(0x61 + i).repeat(100)).join('');
+    batch(); // 1,600 bytes copied into growing chunks
+    assert.ok(b.peekChunks().length > 1);
+    assert.equal(Buffer.concat(b.takeChunks()).toString('latin1'), expected);
+    batch();
+    assert.equal(b.peekChunks().length, 1, 'the next batch lands in one chunk');
+    assert.equal(Buffer.concat(b.takeChunks()).toString('latin1'), expected);
+    // a take beyond the sizing's cap, then a write beyond it too: all of it lands
+    b.add(Buffer.alloc(6000, 0x78));
+    b.takeChunks();
+    b.add(Buffer.alloc(5000, 0x79));
+    assert.equal(contents(b), 'y'.repeat(5000));
+    b.add('z'.repeat(3000));
+    assert.equal(contents(b), 'y'.repeat(5000) + 'z'.repeat(3000));
+  });
+
   it('add copies bytes, so the caller may reuse its array', () => {
     const b = new EventBuffer();
     const src = Buffer.from('hello');

@@ -284,7 +284,7 @@ export class ChunkStore {
       }
       q[i] = EMPTY_CHUNK;
     }
-    out.length = k;
+    if (k !== out.length) out.length = k;
     this.#lastTake = this.#len;
     this.#reserve = null;
     this.#reset();

@@ -36,7 +36,8 @@ const SMALL_READ = 512;
  * A chain of byte chunks: the port of libevent's `evbuffer` as the PHP
  * class `EventBuffer` exposes it.
  *
- * Bytes are appended at the end and consumed at the front; lines are read
+ * `new EventBuffer()` makes an empty buffer; memory is allocated when data
+ * arrives. Bytes are appended at the end and consumed at the front; lines are read
  * with the libevent end-of-line rules ({@link EventBuffer.EOL_ANY} and
  * friends). Moving data between buffers moves chunks instead of copying
  * bytes, and reads return views on the buffer's memory where the bytes lie
@@ -66,19 +67,6 @@ export class EventBuffer extends BufferInspection {
   static readonly PTR_SET = 0;
   /** Kept for compatibility; the position API that used it no longer exists. */
   static readonly PTR_ADD = 1;
-
-  /**
-   * Creates an empty buffer. Memory is allocated when data arrives.
-   *
-   * @example
-   * ```ts
-   * const buf = new EventBuffer();
-   * console.log(buf.length); // 0
-   * ```
-   */
-  constructor() {
-    super();
-  }
 
   // ---------------------------------------------------------------- adding
 

@@ -17,6 +17,9 @@ export function lower(name: string): string {
   return name;
 }
 
+/** The arrays of every list without fields: one pair, frozen, replaced by the first `add()`. */
+const NONE = Object.freeze([]) as readonly string[] as string[];
+
 /**
  * Header fields in wire order.
  * @example
@@ -27,8 +30,8 @@ export function lower(name: string): string {
  * ```
  */
 export class HeaderList {
-  names: string[] = [];
-  values: string[] = [];
+  names: string[] = NONE;
+  values: string[] = NONE;
 
   /** Number of fields. */
   get length(): number {
@@ -38,7 +41,7 @@ export class HeaderList {
   /** Appends a field (duplicates allowed). */
   add(name: string, value: string): void {
     if (this.names.length === 0) {
-      // The first field: arrays of one, instead of growing the empty ones to V8's first capacity (17).
+      // The first field: arrays of one (not the shared empty ones, nor grown to V8's first capacity of 17).
       this.names = [name];
       this.values = [value];
       return;
@@ -87,8 +90,8 @@ export class HeaderList {
 
   /** Removes every field. */
   clear(): void {
-    this.names.length = 0;
-    this.values.length = 0;
+    this.names = NONE;
+    this.values = NONE;
   }
 
   /**

@@ -162,11 +162,13 @@ export class HttpServerConnection implements Exchange, HttpConnection {
   /** Feeds the backlog to the parser and runs complete requests, in order, one at a time. */
   #drive(): void {
     this.#driving = true;
+    // What the socket still holds does not change while this runs (the output leaves at the end of the turn).
+    const high = this.http.outputHigh - (this.bev.unsentLength - this.bev.output.length);
     try {
       for (;;) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- callbacks change #phase; without the widening TypeScript keeps it narrowed
         if ((this.#phase as Phase) !== Phase.Reading || this.#upgraded) return;
-        if (this.bev.unsentLength >= this.http.outputHigh) {
+        if (this.bev.output.length >= high) {
           this.#throttle();
           return;
         }

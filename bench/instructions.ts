@@ -1,0 +1,234 @@
+/**
+ * Server instructions per request: the HTTP hello world of bench/http.ts
+ * (EventHttp from the tsc build, and the raw node:net server) run under
+ * `valgrind --tool=callgrind`, counting only while a fixed number of
+ * requests is served after a warm-up. Instruction counts do not drift with
+ * the machine's load as times do (they vary by a few percent with JIT and GC
+ * timing): they show what a change on the hot path saves, one change at a
+ * time, also while other work runs.
+ *
+ *   npx tsx bench/instructions.ts                  (keep-alive and pipelined, both servers: about 4 min)
+ *   npx tsx bench/instructions.ts --mode pipelined (one mode: keep-alive | pipelined)
+ *   npx tsx bench/instructions.ts --only eventide  (one server: eventide | raw)
+ *   npx tsx bench/instructions.ts --requests 1000  (measured requests per connection; default 1000
+ *                                                   keep-alive, 200 batches pipelined)
+ *
+ * 16 connections from a Node.js client in this process (not counted: only
+ * the server runs under valgrind); pipelined: batches of 16 requests in one
+ * write. The warm-up (1,500 requests per connection keep-alive, 400 batches
+ * pipelined) lets the JIT settle; instrumentation is switched on and off
+ * with `callgrind_control -i`. Everything listens on 127.0.0.1 only and every
+ * phase is bounded in count and time. Needs valgrind; prints the counts and
+ * writes nothing.
+ *
+ * @module
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { argValue, buildForBench, have } from './lib.js';
+
+type Kind = 'eventide' | 'raw';
+type Mode = 'keep-alive' | 'pipelined';
+
+const CONNECTIONS = 16;
+const PIPELINE = 16;
+const BODY = 'Hello, World!';
+const REQUEST = 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: bench\r\n\r\n';
+/** No phase may take longer (valgrind runs the server about 50 times slower). */
+const PHASE_TIMEOUT_MS = 10 * 60_000;
+
+/** The servers, as an ES module run by plain node under valgrind (no loader hooks in the process). */
+function serverModule(dist: string): string {
+  const from = (m: string): string => JSON.stringify(pathToFileURL(join(dist, 'src', `${m}.js`)).href);
+  return `
+const kind = process.argv[2];
+const BODY = ${JSON.stringify(BODY)};
+process.on('SIGTERM', () => process.exit(0));
+if (kind === 'eventide') {
+  const { EventBase } = await import(${from('event/base')});
+  const { EventBuffer } = await import(${from('event/buffer')});
+  const { EventHttp } = await import(${from('http/server')});
+  const { EventHttpRequest } = await import(${from('http/request')});
+  const base = new EventBase();
+  const http = new EventHttp(base);
+  http.setCallback('/', (req) => {
+    req.addHeader('Content-Type', 'text/plain', EventHttpRequest.OUTPUT_HEADER);
+    const buf = new EventBuffer();
+    buf.add(BODY);
+    req.sendReply(200, 'OK', buf);
+  });
+  if (!http.bind('127.0.0.1', 0)) throw new Error('bind failed');
+  console.log(http.getBoundPorts()[0]);
+  await base.dispatch();
+} else {
+  const net = await import('node:net');
+  const one = Buffer.from('HTTP/1.1 200 OK\\r\\nContent-Type: text/plain\\r\\nContent-Length: 13\\r\\n\\r\\n' + BODY, 'latin1');
+  const server = net.createServer({ noDelay: true }, (s) => {
+    s.on('error', () => s.destroy());
+    s.on('data', (d) => {
+      let n = 0;
+      for (let p = d.indexOf('\\r\\n\\r\\n'); p >= 0; p = d.indexOf('\\r\\n\\r\\n', p + 4)) n++;
+      if (n > 0) s.write(n === 1 ? one : Buffer.concat(Array(n).fill(one)));
+    });
+  });
+  server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+}
+`;
+}
+
+interface Started {
+  child: ChildProcess;
+  port: number;
+}
+
+async function startUnderValgrind(script: string, kind: Kind, outFile: string): Promise<Started> {
+  const child = spawn(
+    'valgrind',
+    ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outFile}.%p`, process.execPath, script, kind],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${kind} did not start under valgrind:\n${err}`)), 120_000);
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const m = /^(\d+)$/m.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${kind} exited (${String(code)}) under valgrind:\n${err}`));
+    });
+  });
+  return { child, port };
+}
+
+/** Sends `rounds` requests (or batches) per connection, each after the previous reply, and waits for them. */
+async function drive(socks: Socket[], rounds: number, perWrite: number): Promise<void> {
+  const payload = Buffer.from(REQUEST.repeat(perWrite), 'latin1');
+  const marker = Buffer.from(BODY, 'latin1');
+  let timer: NodeJS.Timeout | undefined;
+  const all = Promise.all(
+    socks.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          let left = rounds;
+          let got = 0;
+          const onData = (d: Buffer): void => {
+            for (let p = d.indexOf(marker); p >= 0; p = d.indexOf(marker, p + marker.length)) got++;
+            while (got >= perWrite) {
+              got -= perWrite;
+              if (--left === 0) {
+                s.off('data', onData);
+                resolve();
+                return;
+              }
+              s.write(payload);
+            }
+          };
+          s.on('data', onData);
+          s.write(payload);
+        }),
+    ),
+  );
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('a phase took longer than 10 minutes')), PHASE_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([all, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function instrument(pid: number, on: boolean): void {
+  const r = spawnSync('callgrind_control', ['-i', on ? 'on' : 'off', String(pid)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`callgrind_control failed: ${r.stderr}`);
+}
+
+/** The instructions counted in every dump of one run (`summary:` or `totals:` lines). */
+function totalInstructions(dir: string, prefix: string): number {
+  let total = 0;
+  for (const f of readdirSync(dir).filter((n) => n.startsWith(prefix))) {
+    const m = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, f), 'utf8'));
+    if (m !== null) total += Number(m[1]);
+  }
+  return total;
+}
+
+async function measure(dir: string, script: string, kind: Kind, mode: Mode, requests: number): Promise<number> {
+  const perWrite = mode === 'pipelined' ? PIPELINE : 1;
+  const warm = mode === 'pipelined' ? 400 : 1500;
+  const prefix = `cg.${kind}.${mode}`;
+  const { child, port } = await startUnderValgrind(script, kind, join(dir, prefix));
+  const pid = child.pid as number;
+  const socks = await Promise.all(
+    Array.from(
+      { length: CONNECTIONS },
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const s = connect(port, '127.0.0.1', () => resolve(s));
+          s.setNoDelay(true);
+          s.once('error', reject);
+        }),
+    ),
+  );
+  try {
+    await drive(socks, warm, perWrite);
+    instrument(pid, true);
+    await drive(socks, requests, perWrite);
+    instrument(pid, false);
+  } finally {
+    for (const s of socks) s.destroy();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  return totalInstructions(dir, prefix) / (CONNECTIONS * requests * perWrite);
+}
+
+async function main(): Promise<void> {
+  if (!have('valgrind', ['--version']) || !have('callgrind_control', ['--version'])) {
+    console.error('valgrind (with callgrind_control) is needed: apt-get install valgrind');
+    process.exit(2);
+  }
+  const modes = (argValue('--mode')?.split(',') ?? ['keep-alive', 'pipelined']) as Mode[];
+  const kinds = (argValue('--only')?.split(',') ?? ['eventide', 'raw']) as Kind[];
+  const dist = buildForBench();
+  const dir = mkdtempSync(join(tmpdir(), 'eventide-instructions-'));
+  const script = join(dir, 'servers.mjs');
+  writeFileSync(script, serverModule(dist));
+  try {
+    console.log(
+      `Server instructions per request (callgrind), HTTP hello world, ${CONNECTIONS} connections, node ${process.version}`,
+    );
+    for (const mode of modes) {
+      const requests = Number(argValue('--requests') ?? (mode === 'pipelined' ? 200 : 1000));
+      const got = new Map<Kind, number>();
+      for (const kind of kinds) {
+        const ir = await measure(dir, script, kind, mode, requests);
+        got.set(kind, ir);
+        console.log(
+          `  ${mode.padEnd(10)} ${kind.padEnd(8)} ${Math.round(ir).toLocaleString('en-US').padStart(8)} Ir/request`,
+        );
+      }
+      const e = got.get('eventide');
+      const r = got.get('raw');
+      if (e !== undefined && r !== undefined)
+        console.log(`  ${mode.padEnd(10)} eventide / raw node:net: ${(e / r).toFixed(2)}x the instructions`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -50,15 +50,17 @@ export class ChunkStore {
   /** Called whenever the length changes (set by the bufferevent that owns this buffer). */
   #hook: ((buf: ChunkStore) => void) | null = null;
   /**
-   * Text added to an empty buffer and not yet encoded: while it is set, the
-   * buffer's content is its UTF-8 bytes (`#len` of them) and the deque is
-   * empty. A reply body added as a string is then encoded once, straight
-   * into the connection's output, without a chunk of its own; any other
-   * operation encodes it first ({@link ChunkStore.#flat}).
+   * Text added to the empty buffer, not yet encoded (the deque is empty, `#len` counts its UTF-8
+   * bytes): a reply body is encoded once, into the output. Other operations encode it first (`#flat`).
    */
   #text: string | null = null;
   /** How many bytes the last `takeChunks` took: a connection's output is written and taken whole, turn after turn. */
   #lastTake = 0;
+
+  /** The content when it is text not yet encoded (a string added to the empty buffer), else null. @internal */
+  get pendingText(): string | null {
+    return this.#text;
+  }
 
   /**
    * The number of bytes in the buffer.

@@ -12,6 +12,9 @@ import { httpDate } from './date.js';
 import { lower, type HeaderList } from './headers.js';
 import { statusText } from './status.js';
 
+/** Bodies of up to this many characters are kept with their head ({@link HeadCache.appendKept}). */
+const KEPT_TEXT_MAX = 256;
+
 /**
  * The head of the last reply: the status line, the application's headers, the
  * connection's keep-alive line and `Date` (the prefix), and the whole head for
@@ -41,6 +44,14 @@ export class HeadCache {
   /** `#full` encoded, once it has been used twice (replies of one kind repeat it). */
   #fullBytes: Buffer | null = null;
   #fullUses = 0;
+  /**
+   * The last reply whose body was short text (a health check, a fixed
+   * answer): its head, its text, and from its second use the bytes of both,
+   * written as they are when the next reply is the same.
+   */
+  #replyHead = '';
+  #replyText = '';
+  #replyBytes: Buffer | null = null;
   /**
    * The Date header's value, kept until the next second begins (an unref'd
    * timer clears it), as node:http keeps its own: no clock read per reply.
@@ -159,6 +170,8 @@ export class HeadCache {
     this.#bodyLength = bodyLength;
     this.#fullBytes = null;
     this.#fullUses = 0;
+    this.#replyBytes = null;
+    this.#replyHead = '';
     return s + '\r\n';
   }
 
@@ -187,5 +200,42 @@ export class HeadCache {
       }
     }
     out.addLatin1(head, room);
+  }
+
+  /**
+   * Appends a whole reply, `head` (a string {@link HeadCache.build} returned)
+   * and a body of short `text`, from the bytes kept for the same reply
+   * before: no copy, the kept bytes themselves (never written again) go to
+   * the socket. False when this is not the reply kept (nothing appended);
+   * the reply is kept from its second use on.
+   * @example
+   * ```ts
+   * const cache = new HeadCache();
+   * const out = new EventBuffer();
+   * const head = cache.build(req, 200, 'OK', 5, false, true, base);
+   * if (!cache.appendKept(out, head, 'hello')) {
+   *   cache.append(out, head, 5);
+   *   out.add('hello');
+   * }
+   * ```
+   */
+  appendKept(out: EventBuffer, head: string, text: string): boolean {
+    if (head !== this.#full || text.length > KEPT_TEXT_MAX) return false;
+    if (this.#replyHead === head && this.#replyText === text) {
+      let bytes = this.#replyBytes;
+      if (bytes === null) {
+        const h = Buffer.byteLength(head, 'latin1');
+        bytes = Buffer.allocUnsafeSlow(h + Buffer.byteLength(text, 'utf8'));
+        bytes.write(head, 0, h, 'latin1');
+        bytes.write(text, h, 'utf8');
+        this.#replyBytes = bytes;
+      }
+      out.appendOwned(bytes);
+      return true;
+    }
+    this.#replyHead = head;
+    this.#replyText = text;
+    this.#replyBytes = null;
+    return false;
   }
 }

@@ -136,6 +136,50 @@ test('a reused reply head carries the current second in Date', async () => {
   );
 });
 
+test('a reply the same as the last one goes out from its kept bytes; any difference is sent as built', async () => {
+  // Each request names the reply: body text, status and a header.
+  const replies: { text: string; code: number; header?: string }[] = [
+    { text: 'hello', code: 200 },
+    { text: 'hello', code: 200 },
+    { text: 'hello', code: 200 }, // kept bytes from here on
+    { text: 'world', code: 200 },
+    { text: 'hello', code: 200 },
+    { text: 'hello', code: 200 },
+    { text: 'hello', code: 201 },
+    { text: 'hello', code: 200, header: 'x' },
+    { text: 'hello', code: 200, header: 'x' },
+    { text: 'héllo €', code: 200 },
+    { text: 'héllo €', code: 200 },
+    { text: 'héllo €', code: 200 },
+    { text: 'hello', code: 200 },
+  ];
+  await withServer(
+    (http) =>
+      http.setDefaultCallback((req) => {
+        const r = replies[Number(req.getUri().slice(1))]!;
+        if (r.header !== undefined) req.addHeader('X-Tag', r.header, OUT);
+        const b = new EventBuffer();
+        b.add(r.text);
+        req.sendReply(r.code, r.code === 200 ? 'OK' : 'Created', b);
+      }),
+    async ({ dial }) => {
+      const c = await dial();
+      for (let i = 0; i < replies.length; i++) {
+        const r = replies[i]!;
+        c.write(`GET /${i} HTTP/1.1\r\nHost: a\r\n\r\n`);
+        const bytes = Buffer.byteLength(r.text);
+        const head = `HTTP/1.1 ${r.code} ${r.code === 200 ? 'OK' : 'Created'}\r\n${r.header === undefined ? '' : `X-Tag: ${r.header}\r\n`}`;
+        // the body's bytes arrive as latin1 text here
+        const got = await c.expect(
+          `${head}Date: {date}\r\nContent-Length: ${bytes}\r\n\r\n${Buffer.from(r.text).toString('latin1')}`,
+        );
+        assert.ok(got.length > 0, `reply ${i}`);
+      }
+      await c.expectQuietAndOpen(50);
+    },
+  );
+});
+
 test('bind: several ports; a port in use is refused', async () => {
   await withServer(
     (http) => http.setDefaultCallback(hello()),

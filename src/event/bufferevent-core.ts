@@ -621,9 +621,16 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
     this.#syncReading();
   }
 
-  /** After a callback: a pair hands what it queued to its peer in one batch, without a microtask hop. */
+  /**
+   * After a callback: a pair hands what it queued to its peer in one batch,
+   * without a microtask hop. A socket whose output is the first of this turn
+   * writes it now: a lone reply (a quiet server) does not wait for the end
+   * of the turn, while on a busy turn the others still leave together there.
+   */
   callbackReturned(): void {
-    if (this.#flushScheduled && this.#transport?.inMemory === true) {
+    if (!this.#flushScheduled) return;
+    const queue = BufferEventCore.#queue;
+    if (this.#transport?.inMemory === true || (queue.length === 1 && queue[0] === this)) {
       this.#flushScheduled = false;
       this.#flush();
     }

@@ -621,16 +621,9 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
     this.#syncReading();
   }
 
-  /**
-   * After a callback: a pair hands what it queued to its peer in one batch,
-   * without a microtask hop. A socket whose output is the first of this turn
-   * writes it now: a lone reply (a quiet server) does not wait for the end
-   * of the turn, while on a busy turn the others still leave together there.
-   */
+  /** After a callback: a pair hands what it queued to its peer in one batch, without a microtask hop. */
   callbackReturned(): void {
-    if (!this.#flushScheduled) return;
-    const queue = BufferEventCore.#queue;
-    if (this.#transport?.inMemory === true || (queue.length === 1 && queue[0] === this)) {
+    if (this.#flushScheduled && this.#transport?.inMemory === true) {
       this.#flushScheduled = false;
       this.#flush();
     }

@@ -134,6 +134,8 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   #freed = false;
   #closed = false;
   #upgraded = false;
+  /** Output that is the first of its turn leaves when the callback returns (`writeFirstEarly`). */
+  #writesEarly = false;
   /** The host name a TLS client checks the certificate against. */
   #hostname: string | undefined;
 
@@ -621,11 +623,23 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
     this.#syncReading();
   }
 
-  /** After a callback: a pair hands what it queued to its peer in one batch, without a microtask hop. */
+  /**
+   * After a callback: a pair hands what it queued to its peer in one batch,
+   * without a microtask hop; with `writeFirstEarly`, output that is the
+   * first of this turn leaves now, while the rest of a busy turn still
+   * leaves together at its end.
+   */
   callbackReturned(): void {
-    if (this.#flushScheduled && this.#transport?.inMemory === true) {
+    if (!this.#flushScheduled) return;
+    const queue = BufferEventCore.#queue;
+    if (this.#transport?.inMemory === true || (this.#writesEarly && queue.length === 1 && queue[0] === this)) {
       this.#flushScheduled = false;
       this.#flush();
     }
+  }
+
+  /** See {@link EventBufferEvent.writeFirstEarly}. */
+  writeFirstEarly(): void {
+    this.#writesEarly = true;
   }
 }

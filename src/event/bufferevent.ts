@@ -647,6 +647,16 @@ export class EventBufferEvent<A = unknown> {
   }
 
   /**
+   * From now on, output that is the first of its loop turn is written when
+   * the callback that queued it returns, not at the end of the turn (the
+   * server's connections: a lone reply does not wait for the turn to end).
+   * @internal
+   */
+  writeFirstEarly(): void {
+    this.#core.writeFirstEarly();
+  }
+
+  /**
    * Bytes not yet sent: what `output` holds plus what the socket still
    * buffers (the backlog a server bounds per connection). @internal
    */

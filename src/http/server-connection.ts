@@ -113,6 +113,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
       maxBodyBytes: http.maxBody,
     });
     bev.setCallbacks(this.#onReadable, null, this.#onEvent);
+    bev.writeFirstEarly(); // a lone reply leaves at once; a busy turn's replies leave together
     bev.enable(READ | WRITE);
   }
 

@@ -180,6 +180,26 @@ test('a reply the same as the last one goes out from its kept bytes; any differe
   );
 });
 
+test("a lone reply leaves when the connection's callback returns, not at the end of the loop turn", async () => {
+  const unsent: number[] = [];
+  await withServer(
+    (http) =>
+      http.setDefaultCallback((req) => {
+        const bev = req.getBufferEvent();
+        req.sendReply(200, 'OK', body('hello'));
+        queueMicrotask(() => unsent.push(bev?.output.length ?? -1)); // runs once the read callback returned
+      }),
+    async ({ dial }) => {
+      const c = await dial();
+      for (let i = 0; i < 2; i++) {
+        c.write('GET / HTTP/1.1\r\nHost: a\r\n\r\n');
+        await c.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 5\r\n\r\nhello');
+      }
+      assert.deepEqual(unsent, [0, 0]);
+    },
+  );
+});
+
 test('bind: several ports; a port in use is refused', async () => {
   await withServer(
     (http) => http.setDefaultCallback(hello()),

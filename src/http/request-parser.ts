@@ -477,16 +477,20 @@ export class RequestParser extends HttpMessageParser {
         this.viewOf = buf;
       }
       let i = 0;
-      for (; i + 4 <= n; i += 4) if (v.getInt32(pos + i, true) !== words[i >> 2]) return -1;
-      for (; i < n; i++) if (buf[pos + i] !== raw.charCodeAt(i)) return -1;
+      while (i + 4 <= n && v.getInt32(pos + i, true) === words[i >> 2]) i += 4;
+      if (i + 4 <= n) return this.dropView(); // a different head: parsed, and it becomes the memo
+      for (; i < n; i++) if (buf[pos + i] !== raw.charCodeAt(i)) return this.dropView();
     }
-    // The last head of this chunk: drop the view (an idle connection keeps no chunk alive).
-    if (pos + n === end) {
-      this.view = null;
-      this.viewOf = null;
-    }
+    if (pos + n === end) this.dropView(); // the last head of this chunk
     this.head = this.h.sharesHeads === true ? m : m.again();
     return this.emitHead(buf, pos + n);
+  }
+
+  /** Forgets the view of the chunk (an idle connection keeps no chunk alive); returns -1. */
+  private dropView(): number {
+    this.view = null;
+    this.viewOf = null;
+    return -1;
   }
 
   /** @internal */

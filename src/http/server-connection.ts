@@ -163,7 +163,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
   /** Feeds the backlog to the parser and runs complete requests, in order, one at a time. */
   #drive(): void {
     this.#driving = true;
-    // What the socket still holds does not change while this runs (the output leaves at the end of the turn).
+    // What the socket still holds does not change while this runs: nothing is written until it returns.
     const high = this.http.outputHigh - (this.bev.unsentLength - this.bev.output.length);
     try {
       for (;;) {

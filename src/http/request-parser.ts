@@ -473,6 +473,14 @@ export class RequestParser extends HttpMessageParser {
     } else {
       let v = this.view;
       if (v === null || this.viewOf !== buf) {
+        if (pos + n === end) {
+          // The chunk's only (or last) head, as in keep-alive: a view is not worth making for it.
+          if (v !== null) this.dropView();
+          if (!sameWords(buf, pos, words)) return -1;
+          for (let i = n & ~3; i < n; i++) if (buf[pos + i] !== raw.charCodeAt(i)) return -1;
+          this.head = this.h.sharesHeads === true ? m : m.again();
+          return this.emitHead(buf, end);
+        }
         v = this.view = new DataView(buf.buffer, buf.byteOffset, buf.length);
         this.viewOf = buf;
       }
@@ -508,6 +516,14 @@ export class RequestParser extends HttpMessageParser {
     if (!hasBody && this.state === S_START) this.messageDone(null);
     return pos;
   }
+}
+
+/** Whether the bytes of `buf` from `pos` are `words` (little-endian 32-bit words), assembled from bytes: no view. */
+function sameWords(buf: Buffer, pos: number, words: Int32Array): boolean {
+  for (let k = 0, p = pos; k < words.length; k++, p += 4) {
+    if ((buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24)) !== words[k]) return false;
+  }
+  return true;
 }
 
 /** The `n` bytes of `buf` from `pos` as little-endian 32-bit words (the last partial word left out). */

@@ -594,6 +594,17 @@ async function main(): Promise<void> {
           ),
         );
     }
+    // The p99 of a closed-loop run moves with the rare stalls of the server's core (see bench/README):
+    // each round's figures, paired, show whether a difference is more than that noise.
+    const p99Rounds = (mode: Mode): string | null => {
+      const ev = rows.filter((x) => x.kind === 'eventide' && x.mode === mode).map((x) => x.wrk.p99us);
+      const nd = rows.filter((x) => x.kind === 'node' && x.mode === mode).map((x) => x.wrk.p99us);
+      if (ev.length < 2 || ev.length !== nd.length) return null;
+      const lower = ev.filter((v, i) => v < (nd[i] as number)).length;
+      return `${mode} p99 by round: ${LABEL.eventide} ${ev.map(fmtUs).join(' / ')}, ${LABEL.node} ${nd.map(fmtUs).join(' / ')} (${LABEL.eventide} lower in ${lower} of ${ev.length})`;
+    };
+    const byRound = MODES.map(p99Rounds).filter((x): x is string => x !== null);
+    if (byRound.length > 0) console.log(`\n${byRound.join('\n')}`);
     const worst = Math.max(...rows.map((x) => x.otherLoad));
     if (worst > 0.1)
       console.log(
@@ -607,6 +618,7 @@ async function main(): Promise<void> {
       workloads: results,
       notes: [
         `wrk -t1 -c${env.connections} -d${duration}s, medians of ${rounds} round(s)`,
+        ...byRound,
         ...(worst > 0.1 ? [`disturbed: other processes used up to ${Math.round(worst * 100)}% of a CPU`] : []),
       ],
     });

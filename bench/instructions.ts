@@ -10,6 +10,11 @@
  *   npx tsx bench/instructions.ts                  (keep-alive and pipelined, both servers: about 4 min)
  *   npx tsx bench/instructions.ts --mode pipelined (one mode: keep-alive | pipelined)
  *   npx tsx bench/instructions.ts --only eventide  (one server: eventide | raw)
+ *   npx tsx bench/instructions.ts --annotate 40    (also the 40 functions with the most self instructions
+ *                                                   per request, JIT code named from V8's perf map)
+ *   npx tsx bench/instructions.ts --annotate 40 --node-flags '--no-turbo-inlining'
+ *                                                  (flags for the server's node: without inlining, each
+ *                                                   function's own instructions, at the cost of calls)
  *   npx tsx bench/instructions.ts --requests 1000  (measured requests per connection; default 1000
  *                                                   keep-alive, 200 batches pipelined)
  *
@@ -30,6 +35,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { argValue, buildForBench, have } from './lib.js';
+import { addSelfCosts, readPerfMap } from './callgrind-annotate.js';
 
 type Kind = 'eventide' | 'raw';
 type Mode = 'keep-alive' | 'pipelined';
@@ -85,10 +91,26 @@ interface Started {
   port: number;
 }
 
-async function startUnderValgrind(script: string, kind: Kind, outFile: string): Promise<Started> {
+async function startUnderValgrind(
+  script: string,
+  kind: Kind,
+  outFile: string,
+  annotate: boolean,
+  nodeFlags: string[],
+): Promise<Started> {
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outFile}.%p`, process.execPath, script, kind],
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      `--callgrind-out-file=${outFile}.%p`,
+      ...(annotate ? ['--dump-instr=yes'] : []),
+      process.execPath,
+      ...(annotate ? ['--perf-basic-prof'] : []),
+      ...nodeFlags,
+      script,
+      kind,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -167,11 +189,37 @@ function totalInstructions(dir: string, prefix: string): number {
   return total;
 }
 
-async function measure(dir: string, script: string, kind: Kind, mode: Mode, requests: number): Promise<number> {
+/** Prints the `top` functions by self instructions per request (`--annotate`). */
+function printTop(dir: string, prefix: string, pid: number, perRequest: number, top: number): void {
+  const ranges = readPerfMap(`/tmp/perf-${pid}.map`);
+  const costs = new Map<string, number>();
+  for (const f of readdirSync(dir).filter((n) => n.startsWith(prefix))) addSelfCosts(join(dir, f), ranges, costs);
+  rmSync(`/tmp/perf-${pid}.map`, { force: true });
+  const total = [...costs.values()].reduce((a, b) => a + b, 0);
+  console.log(
+    `    self instructions per request, top ${top} of ${Math.round(total / perRequest).toLocaleString('en-US')}:`,
+  );
+  for (const [name, ir] of [...costs].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(
+      `    ${Math.round(ir / perRequest)
+        .toLocaleString('en-US')
+        .padStart(8)}  ${name}`,
+    );
+}
+
+async function measure(
+  dir: string,
+  script: string,
+  kind: Kind,
+  mode: Mode,
+  requests: number,
+  annotate: number,
+  nodeFlags: string[],
+): Promise<number> {
   const perWrite = mode === 'pipelined' ? PIPELINE : 1;
   const warm = mode === 'pipelined' ? 400 : 1500;
   const prefix = `cg.${kind}.${mode}`;
-  const { child, port } = await startUnderValgrind(script, kind, join(dir, prefix));
+  const { child, port } = await startUnderValgrind(script, kind, join(dir, prefix), annotate > 0, nodeFlags);
   const pid = child.pid as number;
   const socks = await Promise.all(
     Array.from(
@@ -195,7 +243,9 @@ async function measure(dir: string, script: string, kind: Kind, mode: Mode, requ
     child.kill('SIGTERM');
     await exited;
   }
-  return totalInstructions(dir, prefix) / (CONNECTIONS * requests * perWrite);
+  const perRequest = CONNECTIONS * requests * perWrite;
+  if (annotate > 0) printTop(dir, prefix, pid, perRequest, annotate);
+  return totalInstructions(dir, prefix) / perRequest;
 }
 
 async function main(): Promise<void> {
@@ -205,6 +255,11 @@ async function main(): Promise<void> {
   }
   const modes = (argValue('--mode')?.split(',') ?? ['keep-alive', 'pipelined']) as Mode[];
   const kinds = (argValue('--only')?.split(',') ?? ['eventide', 'raw']) as Kind[];
+  const nodeFlags =
+    argValue('--node-flags')
+      ?.split(' ')
+      .filter((f) => f !== '') ?? [];
+  const annotate = process.argv.includes('--annotate') ? Number(argValue('--annotate') ?? 40) || 40 : 0;
   const dist = buildForBench();
   const dir = mkdtempSync(join(tmpdir(), 'eventide-instructions-'));
   const script = join(dir, 'servers.mjs');
@@ -217,7 +272,7 @@ async function main(): Promise<void> {
       const requests = Number(argValue('--requests') ?? (mode === 'pipelined' ? 200 : 1000));
       const got = new Map<Kind, number>();
       for (const kind of kinds) {
-        const ir = await measure(dir, script, kind, mode, requests);
+        const ir = await measure(dir, script, kind, mode, requests, annotate, nodeFlags);
         got.set(kind, ir);
         console.log(
           `  ${mode.padEnd(10)} ${kind.padEnd(8)} ${Math.round(ir).toLocaleString('en-US').padStart(8)} Ir/request`,

@@ -129,6 +129,8 @@ const MODULE_STATE: Readonly<Record<string, string>> = {
   'src/event/listener.ts pipeBinding': 'lazily loaded process binding (node:net internals), loaded once',
   'src/event/listener.ts managed': 'servers by file descriptor; descriptors are process-wide',
   'src/event/descriptor.ts adopted': 'adopted streams by file descriptor; descriptors are process-wide',
+  'src/event/buffer-chunk.ts lastText': 'memo of the last short text measured in UTF-8 (derived from the value)',
+  'src/event/buffer-chunk.ts lastTextLength': 'memo of the last short text measured in UTF-8 (derived from the value)',
   'src/http/date.ts dateSecond': 'memo of the Date header for the current second (derived from the clock)',
   'src/http/date.ts dateValue': 'memo of the Date header for the current second (derived from the clock)',
   'src/http/request.ts knownNames': 'bounded memo (1,024) of header names already validated',

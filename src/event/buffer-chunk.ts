@@ -266,6 +266,9 @@ export function exactChunk(n: number): Chunk {
 const SHORT_STRING = 64;
 /** Copies up to this many bytes with a plain loop instead of a native call. */
 const SHORT_COPY = 48;
+/** The last short text {@link utf8Length} measured, and its length (a memo: a string's length never changes). */
+let lastText = '';
+let lastTextLength = 0;
 
 /**
  * The UTF-8 length of `str`: counted here for short ASCII text (a small
@@ -279,8 +282,17 @@ const SHORT_COPY = 48;
 export function utf8Length(str: string): number {
   const n = str.length;
   if (n > SHORT_STRING) return Buffer.byteLength(str, 'utf8');
-  for (let i = 0; i < n; i++) if (str.charCodeAt(i) > 0x7f) return Buffer.byteLength(str, 'utf8');
-  return n;
+  if (str === lastText) return lastTextLength; // a fixed answer, measured again for every reply
+  let len = n;
+  for (let i = 0; i < n; i++) {
+    if (str.charCodeAt(i) > 0x7f) {
+      len = Buffer.byteLength(str, 'utf8');
+      break;
+    }
+  }
+  lastText = str;
+  lastTextLength = len;
+  return len;
 }
 
 /**

@@ -57,9 +57,9 @@ export class ChunkStore {
   /** How many bytes the last `takeChunks` took: a connection's output is written and taken whole, turn after turn. */
   #lastTake = 0;
 
-  /** The content when it is text not yet encoded (a string added to the empty buffer), else null. @internal */
+  /** The content when it is text not yet encoded (a string added to the empty buffer), else null (also when frozen). @internal */
   get pendingText(): string | null {
-    return this.#text;
+    return this.#frozenFront ? null : this.#text;
   }
 
   /**

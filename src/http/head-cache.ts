@@ -52,6 +52,10 @@ export class HeadCache {
   #replyHead = '';
   #replyText = '';
   #replyBytes: Buffer | null = null;
+  /** The last short body given as text, and from its second use its encoded bytes. */
+  #text = '';
+  #textBytes: Buffer | null = null;
+  #textUses = 0;
   /**
    * The Date header's value, kept until the next second begins (an unref'd
    * timer clears it), as node:http keeps its own: no clock read per reply.
@@ -200,6 +204,33 @@ export class HeadCache {
       }
     }
     out.addLatin1(head, room);
+  }
+
+  /**
+   * Appends a reply body given as short text from its encoded bytes, kept
+   * once the same text repeats (a fixed answer): a copy instead of encoding
+   * it again. False when it is not kept (yet): the caller appends it.
+   * @example
+   * ```ts
+   * const cache = new HeadCache();
+   * const out = new EventBuffer();
+   * if (!cache.appendText(out, 'hello')) out.add('hello');
+   * ```
+   */
+  appendText(out: EventBuffer, text: string): boolean {
+    if (text.length > KEPT_TEXT_MAX) return false;
+    let bytes = this.#textBytes;
+    if (text !== this.#text) {
+      this.#text = text;
+      this.#textUses = 0;
+      bytes = this.#textBytes = null;
+    }
+    if (bytes === null) {
+      if (++this.#textUses < 2) return false;
+      bytes = this.#textBytes = Buffer.from(text, 'utf8');
+    }
+    out.appendBytes(bytes, 0, bytes.length, 0);
+    return true;
   }
 
   /**

@@ -388,8 +388,8 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     const room = noBody || len > COPY_BODY_MAX ? 0 : len; // a small body goes in the head's chunk
     // The only reply of this turn (no pipelined request behind it): its chunk is sized exactly.
     const alone = out.length === 0 && this.#pending === null && this.bev.input.length === 0;
-    const text = alone && !noBody && own === null ? (body?.pendingText ?? null) : null;
-    if (text !== null && this.http.headCache.appendKept(out, head, text)) {
+    const text = !noBody && own === null ? (body?.pendingText ?? null) : null;
+    if (text !== null && alone && this.http.headCache.appendKept(out, head, text)) {
       // The same reply as the last one (a health check, a fixed answer): its kept bytes go out as they are.
       (body as EventBuffer).drain(len);
       this.#finish(req, code);
@@ -399,6 +399,8 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     if (noBody) {
       own?.drain(own.length);
       body?.drain(body.length);
+    } else if (text !== null && this.http.headCache.appendText(out, text)) {
+      (body as EventBuffer).drain(len); // the same text as before: copied from its bytes
     } else {
       appendBody(out, own);
       appendBody(out, body);

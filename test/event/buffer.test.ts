@@ -194,6 +194,41 @@ describe('add / addReference / appendOwned / prepend', () => {
     }
   });
 
+  it('the length of added text is its UTF-8 length, also when texts of the same length alternate (the last one is remembered)', () => {
+    // same character counts, different byte counts; a text repeated as the same string and as an equal copy
+    const texts = [
+      'hello',
+      'héllo',
+      'hello',
+      'h€llo',
+      'h€llo',
+      'héllo',
+      ['h', 'éllo'].join(''),
+      'hello',
+      'a'.repeat(64),
+      'é'.repeat(64),
+    ];
+    for (const t of texts) {
+      for (const hooked of [false, true]) {
+        const b = new EventBuffer();
+        if (hooked) b.add('x'); // not empty: the text is encoded at once
+        b.add(t);
+        assert.equal(b.length, Buffer.byteLength(t) + (hooked ? 1 : 0), JSON.stringify(t));
+        assert.equal(contents(b), (hooked ? 'x' : '') + Buffer.from(t).toString('latin1'));
+      }
+    }
+  });
+
+  it('pending text is not offered for a reply while the front is frozen', () => {
+    const b = new EventBuffer();
+    b.add('fixed answer');
+    assert.equal(b.pendingText, 'fixed answer');
+    b.freeze(true);
+    assert.equal(b.pendingText, null);
+    b.unfreeze(true);
+    assert.equal(b.pendingText, 'fixed answer');
+  });
+
   it('after takeChunks the first chunk is sized from what the last take held, and any write still fits', () => {
     const b = new EventBuffer();
     const batch = (): void => {

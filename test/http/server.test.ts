@@ -180,6 +180,33 @@ test('a reply the same as the last one goes out from its kept bytes; any differe
   );
 });
 
+test('replies of a pipelined batch whose bodies repeat a text are copied from its bytes; any other text is encoded', async () => {
+  const long = 'x'.repeat(300); // too long to be kept
+  const texts = ['hello', 'hello', 'hello', 'world', 'hello', 'héllo €', 'héllo €', 'héllo €', long, long, 'hello'];
+  await withServer(
+    (http) =>
+      http.setDefaultCallback((req) => {
+        const b = new EventBuffer();
+        b.add(texts[Number(req.getUri().slice(1))]!);
+        req.sendReply(200, 'OK', b);
+      }),
+    async ({ dial }) => {
+      const c = await dial();
+      const heads = texts.map((_, i) => `${i === 6 ? 'HEAD' : 'GET'} /${i} HTTP/1.1\r\nHost: a\r\n\r\n`);
+      for (let round = 0; round < 2; round++) {
+        c.write(heads.join('')); // one write: the replies leave together, none alone
+        const expected = texts.map((t, i) => {
+          const bytes = Buffer.from(t);
+          // a HEAD reply has the would-be body's length and no body
+          return `HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: ${bytes.length}\r\n\r\n${i === 6 ? '' : bytes.toString('latin1')}`;
+        });
+        await c.expect(expected.join(''));
+      }
+      await c.expectQuietAndOpen(50);
+    },
+  );
+});
+
 test("a lone reply leaves when the connection's callback returns, not at the end of the loop turn", async () => {
   const unsent: number[] = [];
   await withServer(

@@ -68,6 +68,9 @@ export class EventHttp implements ServerHost {
   #listeners: EventListener<null>[] = [];
   #callbacks = new Map<string, { cb: HttpCallback<unknown>; arg: unknown }>();
   #default: { cb: HttpCallback<unknown>; arg: unknown } | null = null;
+  /** The last request target dispatched and its decoded path (a repeated request is not decoded again). */
+  #lastTarget = '';
+  #lastPath = '';
   #allowed = DEFAULT_ALLOWED;
   #allowHeader = '';
   #maxBody = DEFAULT_MAX_BODY;
@@ -587,7 +590,12 @@ export class EventHttp implements ServerHost {
 
   /** Runs the matching callback; false when none matches (the caller sends 404). @internal */
   dispatch(req: EventHttpRequest): boolean {
-    const entry = this.#callbacks.get(decodedPath(req.uri)) ?? this.#default;
+    const target = req.uri;
+    if (target !== this.#lastTarget) {
+      this.#lastPath = decodedPath(target);
+      this.#lastTarget = target;
+    }
+    const entry = this.#callbacks.get(this.#lastPath) ?? this.#default;
     if (entry === null || entry === undefined) return false;
     entry.cb(req, entry.arg);
     return true;

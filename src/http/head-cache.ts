@@ -236,9 +236,10 @@ export class HeadCache {
   /**
    * Appends a whole reply, `head` (a string {@link HeadCache.build} returned)
    * and a body of short `text`, from the bytes kept for the same reply
-   * before: no copy, the kept bytes themselves (never written again) go to
-   * the socket. False when this is not the reply kept (nothing appended);
-   * the reply is kept from its second use on.
+   * before: for a reply that leaves `alone`, no copy, the kept bytes
+   * themselves (never written again) go to the socket; else one copy of
+   * them behind the replies before it. False when this is not the reply
+   * kept (nothing appended); the reply is kept from its second use on.
    * @example
    * ```ts
    * const cache = new HeadCache();
@@ -250,7 +251,7 @@ export class HeadCache {
    * }
    * ```
    */
-  appendKept(out: EventBuffer, head: string, text: string): boolean {
+  appendKept(out: EventBuffer, head: string, text: string, alone = true): boolean {
     if (head !== this.#full || text.length > KEPT_TEXT_MAX) return false;
     if (this.#replyHead === head && this.#replyText === text) {
       let bytes = this.#replyBytes;
@@ -261,7 +262,8 @@ export class HeadCache {
         bytes.write(text, h, 'utf8');
         this.#replyBytes = bytes;
       }
-      out.appendOwned(bytes);
+      if (alone) out.appendOwned(bytes);
+      else out.appendBytes(bytes, 0, bytes.length, 0); // one copy into the batch's chunk
       return true;
     }
     this.#replyHead = head;

@@ -389,8 +389,9 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     // The only reply of this turn (no pipelined request behind it): its chunk is sized exactly.
     const alone = out.length === 0 && this.#pending === null && this.bev.input.length === 0;
     const text = !noBody && own === null ? (body?.pendingText ?? null) : null;
-    if (text !== null && alone && this.http.headCache.appendKept(out, head, text)) {
-      // The same reply as the last one (a health check, a fixed answer): its kept bytes go out as they are.
+    if (text !== null && this.http.headCache.appendKept(out, head, text, alone)) {
+      // The same reply as the last one (a health check, a fixed answer): its kept bytes go out as they are
+      // (a lone reply), or are copied once into the chunk of a pipelined batch's replies.
       (body as EventBuffer).drain(len);
       this.#finish(req, code);
       return;

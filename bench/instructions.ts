@@ -7,7 +7,7 @@
  * timing): they show what a change on the hot path saves, one change at a
  * time, also while other work runs.
  *
- *   npx tsx bench/instructions.ts                  (keep-alive and pipelined, both servers: about 4 min)
+ *   npx tsx bench/instructions.ts                  (keep-alive and pipelined, both servers: about 1 min)
  *   npx tsx bench/instructions.ts --mode pipelined (one mode: keep-alive | pipelined)
  *   npx tsx bench/instructions.ts --only eventide  (one server: eventide | raw)
  *   npx tsx bench/instructions.ts --annotate 40    (also the 40 functions with the most self instructions

@@ -152,7 +152,6 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
     this.options = options;
     this.callbacks = new BufferEventCallbacks(owner, base, this, readcb, writecb, eventcb, arg);
     this.output.setChangeHook(() => this.#outputChanged());
-    this.input.setChangeHook(() => this.#inputChanged());
   }
 
   // ---------------------------------------------------------------- set-up
@@ -261,6 +260,8 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
     if ((events & READ) !== 0) {
       this.#lowRead = lo;
       this.#highRead = hi;
+      // Draining the input matters only below a high watermark (reading resumes): no hook without one.
+      this.input.setChangeHook(hi > 0 ? () => this.#inputChanged() : null);
       this.#syncReading();
     }
     if ((events & WRITE) !== 0) this.#lowWrite = lo;

@@ -313,6 +313,40 @@ test('read watermarks: low delays the callback, high stops reading until drained
   close();
 });
 
+test('read high watermark: input drained by another event (not the read callback) resumes reading', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const big = Buffer.alloc(2 << 20, 0x62);
+  let total = 0;
+  let draining = false;
+  const bev = new EventBufferEvent(base, server, 0, (b) => {
+    if (!draining) return; // below: reading stops at the high mark, nothing drains
+    total += b.input.length;
+    b.input.drain(b.input.length);
+    if (total === big.length) base.exit();
+  });
+  bev.setWatermark(Event.READ, 0, 100000);
+  bev.enable(Event.READ);
+  client.write(big);
+  // A timer, not the read callback, drains the input once reading has stopped.
+  Event.timer(base, () => {
+    draining = true;
+    total += bev.input.length;
+    bev.input.drain(bev.input.length);
+  }).add(0.2);
+  const guard = Event.timer(base, () => base.exit());
+  guard.add(5);
+  try {
+    await base.dispatch();
+    assert.equal(total, big.length, 'reading resumed after the drain and nothing was lost');
+  } finally {
+    guard.del();
+    bev.free();
+    close();
+    client.destroy();
+  }
+});
+
 test('write callback runs when the output drains (to the low watermark)', async () => {
   const base = new EventBase();
   const { client, server, close } = await socketPair();

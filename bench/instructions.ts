@@ -8,7 +8,7 @@
  * time, also while other work runs.
  *
  *   npx tsx bench/instructions.ts                  (keep-alive and pipelined, both servers: about 1 min)
- *   npx tsx bench/instructions.ts --mode pipelined (one mode: keep-alive | pipelined)
+ *   npx tsx bench/instructions.ts --mode pipelined (one mode: keep-alive | pipelined | echo)
  *   npx tsx bench/instructions.ts --only eventide  (one server: eventide | raw)
  *   npx tsx bench/instructions.ts --annotate 40    (also the 40 functions with the most self instructions
  *                                                   per request, JIT code named from V8's perf map)
@@ -17,6 +17,11 @@
  *                                                   function's own instructions, at the cost of calls)
  *   npx tsx bench/instructions.ts --requests 1000  (measured requests per connection; default 1000
  *                                                   keep-alive, 200 batches pipelined)
+ *
+ * `--mode echo` (not in the default set) counts a ping-pong round trip of a
+ * 64-byte message instead: examples/echo-server.ts (from the tsc build, as
+ * bench/echo.ts runs it) against bench/echo.ts's peer, a node:net
+ * `socket.pipe(socket)` (reported in the raw column).
  *
  * 16 connections from a Node.js client in this process (not counted: only
  * the server runs under valgrind); pipelined: batches of 16 requests in one
@@ -30,7 +35,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,12 +43,14 @@ import { argValue, buildForBench, have } from './lib.js';
 import { addSelfCosts, readPerfMap } from './callgrind-annotate.js';
 
 type Kind = 'eventide' | 'raw';
-type Mode = 'keep-alive' | 'pipelined';
+type Mode = 'keep-alive' | 'pipelined' | 'echo';
 
 const CONNECTIONS = 16;
 const PIPELINE = 16;
 const BODY = 'Hello, World!';
 const REQUEST = 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: bench\r\n\r\n';
+/** The echo mode's message: bench/echo.ts's ping-pong size. */
+const MESSAGE = 'x'.repeat(63) + '\n';
 /** No phase may take longer (valgrind runs the server about 50 times slower). */
 const PHASE_TIMEOUT_MS = 10 * 60_000;
 
@@ -52,9 +59,18 @@ function serverModule(dist: string): string {
   const from = (m: string): string => JSON.stringify(pathToFileURL(join(dist, 'src', `${m}.js`)).href);
   return `
 const kind = process.argv[2];
+const echo = process.argv[3] === 'echo';
 const BODY = ${JSON.stringify(BODY)};
 process.on('SIGTERM', () => process.exit(0));
-if (kind === 'eventide') {
+if (echo) {
+  // bench/echo.ts's peer.
+  const net = await import('node:net');
+  const server = net.createServer({ noDelay: true }, (s) => {
+    s.on('error', () => s.destroy());
+    s.pipe(s);
+  });
+  server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+} else if (kind === 'eventide') {
   const { EventBase } = await import(${from('event/base')});
   const { EventBuffer } = await import(${from('event/buffer')});
   const { EventHttp } = await import(${from('http/server')});
@@ -91,8 +107,12 @@ interface Started {
   port: number;
 }
 
+/**
+ * Starts `node ARGS` under callgrind and waits for its port: a line holding
+ * only the port on stdout, or (examples) a `Listening on HOST:PORT` line on stderr.
+ */
 async function startUnderValgrind(
-  script: string,
+  args: string[],
   kind: Kind,
   outFile: string,
   annotate: boolean,
@@ -108,24 +128,21 @@ async function startUnderValgrind(
       process.execPath,
       ...(annotate ? ['--perf-basic-prof'] : []),
       ...nodeFlags,
-      script,
-      kind,
+      ...args,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
   let err = '';
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${kind} did not start under valgrind:\n${err}`)), 120_000);
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = /^(\d+)$/m.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
+    const found = (m: RegExpExecArray | null): void => {
+      if (m === null) return;
+      clearTimeout(timer);
+      resolve(Number(m[1]));
+    };
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => found(/^(\d+)$/m.exec((out += d))));
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => found(/^Listening on .*:(\d+)$/m.exec((err += d))));
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${kind} exited (${String(code)}) under valgrind:\n${err}`));
@@ -134,10 +151,14 @@ async function startUnderValgrind(
   return { child, port };
 }
 
-/** Sends `rounds` requests (or batches) per connection, each after the previous reply, and waits for them. */
-async function drive(socks: Socket[], rounds: number, perWrite: number): Promise<void> {
-  const payload = Buffer.from(REQUEST.repeat(perWrite), 'latin1');
-  const marker = Buffer.from(BODY, 'latin1');
+/**
+ * Sends `rounds` requests (or batches, or echo messages) per connection, each
+ * after the previous reply, and waits for them.
+ */
+async function drive(socks: Socket[], rounds: number, perWrite: number, echo: boolean): Promise<void> {
+  const payload = Buffer.from(echo ? MESSAGE : REQUEST.repeat(perWrite), 'latin1');
+  // A reply is counted by its body (HTTP) or by the message's last byte (echo).
+  const marker = Buffer.from(echo ? '\n' : BODY, 'latin1');
   let timer: NodeJS.Timeout | undefined;
   const all = Promise.all(
     socks.map(
@@ -207,7 +228,17 @@ function printTop(dir: string, prefix: string, pid: number, perRequest: number, 
     );
 }
 
+/** A port free on 127.0.0.1 a moment ago (for the example, which takes its port on the command line). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 async function measure(
+  dist: string,
   dir: string,
   script: string,
   kind: Kind,
@@ -219,7 +250,11 @@ async function measure(
   const perWrite = mode === 'pipelined' ? PIPELINE : 1;
   const warm = mode === 'pipelined' ? 400 : 1500;
   const prefix = `cg.${kind}.${mode}`;
-  const { child, port } = await startUnderValgrind(script, kind, join(dir, prefix), annotate > 0, nodeFlags);
+  const args =
+    mode === 'echo' && kind === 'eventide'
+      ? [join(dist, 'examples', 'echo-server.js'), String(await freePort()), '--host', '127.0.0.1']
+      : [script, kind, mode];
+  const { child, port } = await startUnderValgrind(args, kind, join(dir, prefix), annotate > 0, nodeFlags);
   const pid = child.pid as number;
   const socks = await Promise.all(
     Array.from(
@@ -233,9 +268,9 @@ async function measure(
     ),
   );
   try {
-    await drive(socks, warm, perWrite);
+    await drive(socks, warm, perWrite, mode === 'echo');
     instrument(pid, true);
-    await drive(socks, requests, perWrite);
+    await drive(socks, requests, perWrite, mode === 'echo');
     instrument(pid, false);
   } finally {
     for (const s of socks) s.destroy();
@@ -266,13 +301,13 @@ async function main(): Promise<void> {
   writeFileSync(script, serverModule(dist));
   try {
     console.log(
-      `Server instructions per request (callgrind), HTTP hello world, ${CONNECTIONS} connections, node ${process.version}`,
+      `Server instructions per request (callgrind), ${modes.map((m) => (m === 'echo' ? '64-byte echo ping-pong' : `HTTP hello world ${m}`)).join(', ')}, ${CONNECTIONS} connections, node ${process.version}`,
     );
     for (const mode of modes) {
       const requests = Number(argValue('--requests') ?? (mode === 'pipelined' ? 200 : 1000));
       const got = new Map<Kind, number>();
       for (const kind of kinds) {
-        const ir = await measure(dir, script, kind, mode, requests, annotate, nodeFlags);
+        const ir = await measure(dist, dir, script, kind, mode, requests, annotate, nodeFlags);
         got.set(kind, ir);
         console.log(
           `  ${mode.padEnd(10)} ${kind.padEnd(8)} ${Math.round(ir).toLocaleString('en-US').padStart(8)} Ir/request`,
@@ -281,7 +316,9 @@ async function main(): Promise<void> {
       const e = got.get('eventide');
       const r = got.get('raw');
       if (e !== undefined && r !== undefined)
-        console.log(`  ${mode.padEnd(10)} eventide / raw node:net: ${(e / r).toFixed(2)}x the instructions`);
+        console.log(
+          `  ${mode.padEnd(10)} eventide / ${mode === 'echo' ? 'node:net pipe' : 'raw node:net'}: ${(e / r).toFixed(2)}x the instructions`,
+        );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -29,6 +29,14 @@ import { setLastSocketError } from './util.js';
 const { READING, WRITING, EOF, ERROR, TIMEOUT, CONNECTED } = BEV;
 
 /**
+ * While a write timeout is set, output is handed to the socket in pieces of
+ * at most this many bytes, the next once the last has been sent: Node reports
+ * progress per write, and a write timeout counts time without progress (so a
+ * slow peer must take 1 MiB per timeout).
+ */
+export const WRITE_PIECE = 1 << 20;
+
+/**
  * Option: close the socket when the connection is freed (`EventBufferEvent.OPT_CLOSE_ON_FREE`).
  * @internal
  * @example
@@ -121,6 +129,8 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   /** The read and write timeout handles, made on first use (most connections never set a timeout). */
   #readTimer: Handle | null = null;
   #writeTimer: Handle | null = null;
+  /** A piece of the output on its way to the transport (#flushPiece), made on first use. */
+  #piece: EventBuffer | null = null;
   #timeoutRead = -1;
   #timeoutWrite = -1;
   #lowRead = 0;
@@ -364,7 +374,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
 
   /** Gives up the socket to a TLS filter: returns the unread input; this connection becomes inert. */
   handOver(): Buffer {
-    this.#flush();
+    this.#flush(true);
     const leftover = this.input.length > 0 ? Buffer.concat(this.input.takeChunks()) : Buffer.alloc(0);
     this.#transport?.handOver();
     this.#cancelAll();
@@ -556,20 +566,47 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
     }
   }
 
-  /** Hands the output to the transport. */
-  #flush(): void {
+  /** Hands the output to the transport (with a write timeout, a piece of it unless `whole`). */
+  #flush(whole = false): void {
     if (this.#freed || this.#state !== 'open' || (this.#enabled & WRITE) === 0) return;
-    const out = this.output;
-    if (out.length === 0) return;
+    const output = this.output;
+    if (output.length === 0) return;
     const t = this.#transport;
     if (t === null) return;
-    // Completion is only worth a callback when someone waits for it.
+    if (this.#timeoutWrite > 0 && output.length > WRITE_PIECE && !whole) {
+      // One piece in flight at a time: its completion (#afterWrite) flushes the next.
+      if (this.#unsent() > 0) return;
+      this.#flushPiece(t);
+      return;
+    }
+    this.#write(t, output);
+  }
+
+  /** Hands the first WRITE_PIECE bytes of the output over; what the transport holds goes back. */
+  #flushPiece(t: Transport): void {
+    const piece = (this.#piece ??= new EventBuffer());
+    if (piece.appendFrom(this.output, WRITE_PIECE) < 0) {
+      this.#write(t, this.output); // a frozen front: all of it, as without a timeout
+      return;
+    }
+    this.#write(t, piece);
+    if (piece.length > 0) this.output.prependBuffer(piece);
+  }
+
+  #write(t: Transport, out: EventBuffer): void {
+    // Completion is only worth a callback when someone waits for it, and (without a write
+    // callback, whose timing stays as it was) only when the bytes did not all leave at once.
+    const writecb = this.callbacks.writecb;
     const done =
-      this.callbacks.writecb !== null || this.#timeoutWrite > 0 || (this.#enabled & READ) === 0 || this.#eofSeen
+      writecb !== null || this.#timeoutWrite > 0 || (this.#enabled & READ) === 0 || this.#eofSeen
         ? this.#afterWrite
         : undefined;
-    const r = t.write(out, done);
-    if (r === 'delivered') {
+    const r = t.write(out, done, writecb === null);
+    if (r === 'flushed') {
+      // All sent: nothing for the write deadline to watch (but the next piece, if any).
+      if (this.output.length > 0) this.#scheduleFlush();
+      this.#updateRef();
+    } else if (r === 'delivered') {
       if (this.callbacks.writecb !== null && this.#lowWrite >= 0) this.callbacks.write();
       this.#updateRef();
     } else if (r === 'sent') {
@@ -586,6 +623,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
     // request would otherwise take it out of the heap and put it back every time); when it
     // comes, it finds nothing waiting and lapses (#timedOut).
     if (pending > 0 && this.#timeoutWrite > 0) this.base.pushBack(this.#writeHandle(), this.#timeoutWrite);
+    if (this.output.length > 0) this.#scheduleFlush(); // the next piece (usually already scheduled)
     if (pending <= this.#lowWrite && this.callbacks.writecb !== null && (this.#enabled & WRITE) !== 0)
       this.callbacks.writeNow();
     if (pending === 0) this.#updateRef();

@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { AF, parseAddress } from './address.js';
+import { EMPTY_BUFFER } from './buffer-chunk.js';
 import type { EventBuffer } from './buffer.js';
 import { fdOf } from './descriptor.js';
 import { isInvalidName } from './dns-names.js';
@@ -104,7 +105,7 @@ export class SocketTransport implements Transport {
     else io.pause();
   }
 
-  write(out: EventBuffer, done: ((err?: Error | null) => void) | undefined): WriteResult {
+  write(out: EventBuffer, done: ((err?: Error | null) => void) | undefined, lazy = false): WriteResult {
     const io = this.io;
     if (io === null || io.destroyed) return 'held';
     if (io.writableNeedDrain) {
@@ -113,6 +114,19 @@ export class SocketTransport implements Transport {
       this.waitDrain();
       return 'held';
     }
+    if (done === undefined || !lazy || io.writableLength > 0 || this.tlsSocket() !== null) {
+      this.#writeOut(io, out, done);
+      return 'sent';
+    }
+    // Nothing in flight: a plain socket usually takes it all at once (Node then
+    // finishes the write before returning), and no completion callback is needed.
+    this.#writeOut(io, out, undefined);
+    if (io.writableLength === 0) return 'flushed';
+    io.write(EMPTY_BUFFER, done);
+    return 'sent';
+  }
+
+  #writeOut(io: Socket, out: EventBuffer, done: ((err?: Error | null) => void) | undefined): void {
     const chunks = out.takeChunks();
     const n = chunks.length;
     if (n === 1) {
@@ -127,7 +141,6 @@ export class SocketTransport implements Transport {
       io.write(chunks[n - 1] as Buffer, done);
       io.uncork();
     }
-    return 'sent';
   }
 
   waitDrain(): void {

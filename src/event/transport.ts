@@ -20,13 +20,15 @@ import type { EventBuffer } from './buffer.js';
 /**
  * What {@link Transport.write} did with the bytes:
  * - `'sent'`: handed to the stream; its `done` callback reports completion;
+ * - `'flushed'`: (a `lazy` write) handed to the stream and all sent at once,
+ *   so `done` is not called;
  * - `'delivered'`: moved into the input of the other end of a pair;
  * - `'held'`: left in the buffer: no stream, a destroyed one, or a congested
  *   one (the transport reports {@link TransportHost.drained} once it drains;
  *   the bytes of a pair whose other end is gone are dropped).
  * @internal
  */
-export type WriteResult = 'sent' | 'delivered' | 'held';
+export type WriteResult = 'sent' | 'flushed' | 'delivered' | 'held';
 
 /**
  * Where to connect: a TCP host and port, or a UNIX socket path.
@@ -78,8 +80,15 @@ export interface Transport {
   connect(target: ConnectTarget, servername: string | undefined): void;
   /** Starts or stops reading (no effect without a stream or when already so). */
   setReading(on: boolean): void;
-  /** Hands the bytes of `out` over (emptying it unless held); `done` runs when a stream has sent them. */
-  write(out: EventBuffer, done: ((err?: Error | null) => void) | undefined): WriteResult;
+  /**
+   * Hands the bytes of `out` over (emptying it unless held); `done` runs when
+   * a stream has sent them. With `lazy`, a plain socket with nothing in flight
+   * is written without `done`: when everything leaves at once (the common
+   * case) the result is `'flushed'` and `done` is never called; otherwise
+   * `done` follows an empty write queued behind the rest. (A completion
+   * callback costs Node a tick per write; TLS always completes later.)
+   */
+  write(out: EventBuffer, done: ((err?: Error | null) => void) | undefined, lazy?: boolean): WriteResult;
   /** Asks for one {@link TransportHost.drained} when the stream's buffer drains (once until it came). */
   waitDrain(): void;
   /** Stops reporting and destroys the stream now (TLS: the TLS socket, which closes the socket under it). */

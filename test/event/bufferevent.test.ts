@@ -435,6 +435,65 @@ test('write timeout delivers WRITING|TIMEOUT when the peer does not read', async
 });
 
 test(
+  'progress pushes a write timeout back: a write the socket cannot take at once, read slowly, ends without a timeout',
+  { timeout: 30_000 },
+  async () => {
+    const base = new EventBase();
+    const { client, server, close } = await socketPair();
+    // The client takes at most 32 KiB every 2 ms (16 MB/s at most): the 16 MiB leave
+    // over more than two timeouts, but a 1 MiB piece (WRITE_PIECE) well within one.
+    client.pause();
+    const total = 16 << 20;
+    let got = 0;
+    let doneAt = 0;
+    const reader = setInterval(() => {
+      const n = Math.min(32 << 10, client.readableLength);
+      if (n > 0) got += (client.read(n) as Buffer).length;
+      else client.read(0); // let Node read more from the socket
+      if (got === total && doneAt === 0) {
+        doneAt = performance.now();
+        base.exit();
+      }
+    }, 2);
+    const events: number[] = [];
+    const bev = new EventBufferEvent(base, server, 0, null, null, (b, ev) => {
+      events.push(ev);
+      b.getBase().exit();
+    });
+    bev.enable(Event.READ);
+    bev.setTimeouts(0, 0.2);
+    const started = performance.now();
+    // Nothing in flight yet: the socket takes part of it at once, the rest waits in Node.
+    bev.write(Buffer.alloc(total));
+    await base.dispatch();
+    clearInterval(reader);
+    assert.deepEqual(events, [], 'no WRITING|TIMEOUT while the bytes keep leaving');
+    assert.equal(got, total);
+    assert.ok(doneAt - started > 400, `the bytes took longer than two timeouts (${doneAt - started} ms)`);
+    bev.free();
+    close();
+  },
+);
+
+test('a write that leaves at once ends the loop with READ disabled, a write timeout set and nothing waiting', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  let got = '';
+  client.setEncoding('latin1').on('data', (c: string) => (got += c));
+  const bev = new EventBufferEvent(base, server, 0);
+  bev.setTimeouts(0, 30);
+  bev.write('pong');
+  // Only the pending write keeps the loop running: once sent, dispatch() returns (not after 30 s).
+  const returned = await Promise.race([base.dispatch().then(() => true), sleep(5000).then(() => false)]);
+  if (!returned) base.exit();
+  assert.ok(returned, 'dispatch() returned once the write was sent');
+  await sleep(50);
+  assert.equal(got, 'pong');
+  bev.free();
+  close();
+});
+
+test(
   'a write timeout counts only while output waits: once everything is sent it lapses',
   { timeout: 10_000 },
   async () => {

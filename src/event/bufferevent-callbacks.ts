@@ -70,6 +70,8 @@ export interface CallbackSource {
   readonly freed: boolean;
   /** Bytes received. */
   readonly input: EventBuffer;
+  /** Bytes of the read being handled that are not in `input` (`holdReadsFor`). */
+  readonly heldLength: number;
   /** The read low watermark: the read callback waits for this many bytes. */
   readonly lowRead: number;
   /** The read callback returned (the bufferevent is not freed): reading may resume. */
@@ -208,8 +210,8 @@ export class BufferEventCallbacks<O, A> {
   #runRead(): void {
     const source = this.#source;
     if (source.freed || this.readcb === null) return;
-    const input = source.input;
-    if (input.length === 0 || input.length < source.lowRead) return;
+    const n = source.input.length + source.heldLength;
+    if (n === 0 || n < source.lowRead) return;
     this.inCallback = true;
     try {
       this.readcb.call(this.#owner, this.#owner, this.arg);

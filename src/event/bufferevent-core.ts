@@ -2,14 +2,15 @@
  * The engine behind `EventBufferEvent` (libevent's bufferevent.c): the
  * input and output buffers, the callbacks and the events delivered through
  * the base's loop, watermarks, timeouts, enable/disable, the connection's
- * state, and the flush of output at the end of the loop's turn. It drives a
- * {@link Transport} and is the {@link TransportHost} its transport reports to.
+ * state, and the flush of output at the end of the loop's turn (queued in
+ * bufferevent-turn.ts). It drives a {@link Transport} and is the
+ * {@link TransportHost} its transport reports to.
  *
  * @module
  */
 import type { Socket } from 'node:net';
 import { AF } from './address.js';
-import { onLoopEnd, type EventBase } from './base.js';
+import type { EventBase } from './base.js';
 import { Handle } from './handle.js';
 import { EventBuffer } from './buffer.js';
 import {
@@ -21,9 +22,10 @@ import {
 } from './bufferevent-callbacks.js';
 import type { EventDnsBase } from './dns.js';
 import { warn } from './errors.js';
-import { noop, now, READ, WRITE } from './shared.js';
+import { noop, READ, WRITE } from './shared.js';
 import type { ConnectTarget, Transport, TransportHost } from './transport.js';
 import { connectTarget, resolveHost } from './transport-socket.js';
+import { Turn, type TurnMember } from './bufferevent-turn.js';
 import { setLastSocketError } from './util.js';
 
 const { READING, WRITING, EOF, ERROR, TIMEOUT, CONNECTED } = BEV;
@@ -34,7 +36,7 @@ const { READING, WRITING, EOF, ERROR, TIMEOUT, CONNECTED } = BEV;
  * progress per write, and a write timeout counts time without progress (so a
  * slow peer must take 1 MiB per timeout).
  */
-export const WRITE_PIECE = 1 << 20;
+const WRITE_PIECE = 1 << 20;
 
 /**
  * Option: close the socket when the connection is freed (`EventBufferEvent.OPT_CLOSE_ON_FREE`).
@@ -61,59 +63,7 @@ type State = 'idle' | 'connecting' | 'resolving' | 'handshaking' | 'open' | 'clo
  * core.connect('127.0.0.1:8080');
  * ```
  */
-export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
-  /**
-   * Bufferevents with output to hand to their transports at the end of this
-   * turn of Node's loop (its check phase, after every ready socket's
-   * callbacks have run), as libevent writes when the next poll finds the
-   * socket writable. A turn that answers many connections wakes their peers
-   * once, not once per answer: on a busy server that is most of the cost of a
-   * small write.
-   */
-  static #queue: BufferEventCore<unknown, unknown>[] = [];
-  /** The other queue, empty: the two swap every turn (no new array per turn). */
-  static #spare: BufferEventCore<unknown, unknown>[] = [];
-  static #armed = false;
-  /**
-   * The monotonic clock of this turn of Node's loop (ms, 0: not read yet),
-   * read once per turn for the read and write deadlines that every read and
-   * write moves, as libevent computes them from its cached loop time.
-   */
-  static #clock = 0;
-
-  /** The clock of this turn: read on first use, forgotten when the turn's flush runs. */
-  static #turnClock(): number {
-    let t = BufferEventCore.#clock;
-    if (t === 0) {
-      t = BufferEventCore.#clock = now();
-      if (!BufferEventCore.#armed) {
-        BufferEventCore.#armed = true;
-        setImmediate(BufferEventCore.#flushAll);
-      }
-    }
-    return t;
-  }
-
-  static {
-    onLoopEnd(() => BufferEventCore.#flushAll());
-  }
-
-  /** Writes the output of every bufferevent that queued some during this turn of the loop. */
-  static #flushAll = (): void => {
-    BufferEventCore.#armed = false;
-    const queue = BufferEventCore.#queue;
-    BufferEventCore.#queue = BufferEventCore.#spare;
-    for (let i = 0; i < queue.length; i++) {
-      const b = queue[i]!;
-      if (!b.#flushScheduled) continue; // flushed meanwhile (a TLS hand-over), or freed
-      b.#flushScheduled = false;
-      b.#flush();
-    }
-    queue.length = 0;
-    BufferEventCore.#spare = queue;
-    BufferEventCore.#clock = 0;
-  };
-
+export class BufferEventCore<O, A> implements TransportHost, CallbackSource, TurnMember {
   readonly base: EventBase;
   /** Bytes received. */
   readonly input = new EventBuffer();
@@ -138,6 +88,10 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   #lowWrite = 0;
   #eofSeen = false;
   #waitingForDispatch = false;
+  /** The read callback that takes each read's bytes itself (`holdReadsFor`), or null. */
+  #holdFor: unknown = null;
+  /** The bytes of the read whose callback runs, not yet in the input (`takeHeld`). */
+  #held: Buffer | null = null;
   #flushScheduled = false;
   #refd = false;
   #dnsError = '';
@@ -375,6 +329,8 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
   /** Gives up the socket to a TLS filter: returns the unread input; this connection becomes inert. */
   handOver(): Buffer {
     this.#flush(true);
+    const held = this.takeHeld();
+    if (held !== null) this.input.appendOwned(held);
     const leftover = this.input.length > 0 ? Buffer.concat(this.input.takeChunks()) : Buffer.alloc(0);
     this.#transport?.handOver();
     this.#cancelAll();
@@ -420,8 +376,20 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
 
   data(chunk: Buffer): void {
     const input = this.input;
+    const cb = this.callbacks.readcb;
+    if (
+      cb !== null &&
+      cb === this.#holdFor &&
+      input.length === 0 &&
+      this.#lowRead === 0 &&
+      this.#highRead === 0 &&
+      this.base.dispatching
+    ) {
+      this.#dataHeld(chunk);
+      return;
+    }
     input.appendOwned(chunk);
-    if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead, BufferEventCore.#turnClock());
+    if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead, Turn.clock());
     if (!this.base.dispatching && !this.#waitingForDispatch) {
       // Nothing calls back while the base is idle: stop reading until it dispatches again.
       this.#waitingForDispatch = true;
@@ -434,6 +402,42 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
       this.#syncReading();
     }
     if (input.length >= this.#lowRead && this.callbacks.readcb !== null) this.callbacks.readNow();
+  }
+
+  /**
+   * A read for the callback of `holdReadsFor`, with nothing else waiting: the
+   * callback takes the bytes (`takeHeld`) instead of reading them back out of
+   * the input; what it leaves goes into the input when it returns.
+   */
+  #dataHeld(chunk: Buffer): void {
+    if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead, Turn.clock());
+    this.#held = chunk;
+    try {
+      this.callbacks.readNow();
+    } finally {
+      const rest = this.#held;
+      if (rest !== null) {
+        this.#held = null;
+        this.input.appendOwned(rest);
+      }
+    }
+  }
+
+  /** See {@link EventBufferEvent.holdReadsFor}. */
+  holdReadsFor(cb: unknown): void {
+    this.#holdFor = cb;
+  }
+
+  /** The bytes of the read being handled that are not in the input yet (once), or null. */
+  takeHeld(): Buffer | null {
+    const b = this.#held;
+    this.#held = null;
+    return b;
+  }
+
+  /** How many bytes `takeHeld` would return. */
+  get heldLength(): number {
+    return this.#held?.length ?? 0;
   }
 
   received(from: EventBuffer): void {
@@ -559,11 +563,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
       });
       return;
     }
-    BufferEventCore.#queue.push(this as BufferEventCore<unknown, unknown>);
-    if (!BufferEventCore.#armed) {
-      BufferEventCore.#armed = true;
-      setImmediate(BufferEventCore.#flushAll);
-    }
+    Turn.queue(this);
   }
 
   /** Hands the output to the transport (with a write timeout, a piece of it unless `whole`). */
@@ -610,8 +610,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
       if (this.callbacks.writecb !== null && this.#lowWrite >= 0) this.callbacks.write();
       this.#updateRef();
     } else if (r === 'sent') {
-      if (this.#timeoutWrite > 0)
-        this.base.pushBack(this.#writeHandle(), this.#timeoutWrite, BufferEventCore.#turnClock());
+      if (this.#timeoutWrite > 0) this.base.pushBack(this.#writeHandle(), this.#timeoutWrite, Turn.clock());
       this.#updateRef();
     }
   }
@@ -670,11 +669,17 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource {
    */
   callbackReturned(): void {
     if (!this.#flushScheduled) return;
-    const queue = BufferEventCore.#queue;
-    if (this.#transport?.inMemory === true || (this.#writesEarly && queue.length === 1 && queue[0] === this)) {
+    if (this.#transport?.inMemory === true || (this.#writesEarly && Turn.isOnly(this))) {
       this.#flushScheduled = false;
       this.#flush();
     }
+  }
+
+  /** The turn ends: the output queued for it leaves (unless flushed meanwhile, or freed). */
+  flushQueued(): void {
+    if (!this.#flushScheduled) return;
+    this.#flushScheduled = false;
+    this.#flush();
   }
 
   /** See {@link EventBufferEvent.writeFirstEarly}. */

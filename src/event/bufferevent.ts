@@ -657,6 +657,27 @@ export class EventBufferEvent<A = unknown> {
   }
 
   /**
+   * From now on, while `cb` is the read callback and the input is empty, a
+   * read's bytes are not put into the input: `cb` takes them with
+   * {@link EventBufferEvent.takeHeld} (a server's connections parse them
+   * where they are); what it leaves goes into the input when it returns.
+   * @internal
+   */
+  holdReadsFor(cb: BufferEventDataCallback<A>): void {
+    this.#core.holdReadsFor(cb);
+  }
+
+  /** The bytes of the read whose callback runs that are not in `input` (once), or null. @internal */
+  takeHeld(): Buffer | null {
+    return this.#core.takeHeld();
+  }
+
+  /** How many bytes {@link EventBufferEvent.takeHeld} would return. @internal */
+  get heldLength(): number {
+    return this.#core.heldLength;
+  }
+
+  /**
    * Bytes not yet sent: what `output` holds plus what the socket still
    * buffers (the backlog a server bounds per connection). @internal
    */

@@ -114,6 +114,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     });
     bev.setCallbacks(this.#onReadable, null, this.#onEvent);
     bev.writeFirstEarly(); // a lone reply leaves at once; a busy turn's replies leave together
+    bev.holdReadsFor(this.#onReadable); // a read is parsed where it is, not copied into the input first
     bev.enable(READ | WRITE);
   }
 
@@ -154,7 +155,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     if (this.#phase === Phase.Closed || this.#upgraded) return;
     if (this.#phase === Phase.Handling || this.#throttled) {
       // Pipelined bytes wait in the input; past a bound, stop reading (backpressure).
-      if (this.bev.input.length >= PIPELINE_BACKLOG) this.bev.disable(READ);
+      if (this.bev.input.length + this.bev.heldLength >= PIPELINE_BACKLOG) this.bev.disable(READ);
       return;
     }
     if (!this.#driving) this.#drive();
@@ -177,10 +178,14 @@ export class HttpServerConnection implements Exchange, HttpConnection {
         let at = this.#pendingAt;
         this.#pending = null;
         if (buf === null) {
-          const input = this.bev.input;
-          if (input.length === 0) break;
-          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- read() of the whole length returns a Buffer, not null
-          buf = input.read(input.length) as Buffer;
+          // The read being handled (never behind bytes in the input), or what the input holds.
+          buf = this.bev.takeHeld();
+          if (buf === null) {
+            const input = this.bev.input;
+            if (input.length === 0) break;
+            // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- read() of the whole length returns a Buffer, not null
+            buf = input.read(input.length) as Buffer;
+          }
           at = 0;
         }
         // A new request starts: its whole head must arrive within the headers (and idle) timeout.

@@ -418,6 +418,50 @@ test('each read pushes the read timeout back; it fires a full timeout after the 
   close();
 });
 
+test('holdReadsFor: its callback takes a read with takeHeld(); what it leaves, and reads for another callback, land in input', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const seen: string[] = [];
+  let leave = false;
+  const taker = (b: EventBufferEvent): void => {
+    assert.equal(b.input.length, 0, 'the read is not in the input');
+    const n = b.heldLength;
+    if (leave) {
+      seen.push(`left ${n}`);
+      b.getBase().exit();
+      return;
+    }
+    const chunk = b.takeHeld();
+    assert.ok(chunk !== null && chunk.length === n);
+    assert.equal(b.takeHeld(), null, 'taken once');
+    seen.push(`took ${chunk.toString()}`);
+    b.getBase().exit();
+  };
+  const bev = new EventBufferEvent(base, server, 0, taker);
+  bev.holdReadsFor(taker);
+  bev.enable(Event.READ);
+  client.write('one');
+  await base.dispatch();
+  leave = true;
+  client.write('two');
+  await base.dispatch();
+  assert.equal(bev.input.read(100)?.toString(), 'two', 'what the callback left is in the input');
+  // Another read callback: reads go into the input as always.
+  bev.setCallbacks(
+    (b) => {
+      seen.push(`input ${b.input.read(100)?.toString() ?? ''}`);
+      b.getBase().exit();
+    },
+    null,
+    null,
+  );
+  client.write('three');
+  await base.dispatch();
+  assert.deepEqual(seen, ['took one', 'left 3', 'input three']);
+  bev.free();
+  close();
+});
+
 test('write timeout delivers WRITING|TIMEOUT when the peer does not read', async () => {
   const base = new EventBase();
   const { client, server, close } = await socketPair();

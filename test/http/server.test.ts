@@ -502,6 +502,40 @@ test('pipelined input is not buffered without bound while a request is being han
   );
 });
 
+test('requests that arrive while one is handled wait in the input, reading stops at 64 KiB of them, and all are answered', async () => {
+  // A read is parsed where it arrived when the connection can take it; a read that comes
+  // while a request is handled must go into the input (counted against the backlog bound).
+  let held: EventHttpRequest | null = null;
+  await withServer(
+    (http) => {
+      http.setCallback('/hold', (req) => {
+        held = req;
+      });
+      http.setDefaultCallback(pathEcho);
+    },
+    async ({ dial }) => {
+      const a = await dial();
+      a.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
+      await a.waitFor(() => held !== null, 3000, 'the /hold request');
+      const req = held as unknown as EventHttpRequest;
+      const bev = req.getBufferEvent();
+      assert.ok(bev !== null);
+      // 2,048 requests of 32 bytes: 64 KiB, the bound, in one write.
+      const one = 'GET /xxxxx HTTP/1.1\r\nHost: x\r\n\r\n';
+      assert.equal(one.length, 32);
+      a.write(one.repeat(2048));
+      await a.waitFor(() => bev.input.length === 65536, 3000, 'the requests in the input');
+      await sleep(50);
+      assert.equal(bev.getEnabled() & Event.READ, 0, 'reading stopped at the bound');
+      req.sendReply(200, 'OK', body('held'));
+      const count = (): number => a.text.split('HTTP/1.1 200 OK').length - 1;
+      await a.waitFor(() => count() === 2049, 10_000, 'every reply');
+      assert.ok(a.text.includes('\r\n\r\nheld'));
+      a.destroy();
+    },
+  );
+});
+
 // ------------------------------------------------------------------ Expect: 100-continue
 
 test('Expect: 100-continue: interim 100, then the final reply', async () => {

@@ -1,0 +1,89 @@
+/**
+ * The end of a turn of Node's loop for bufferevents: the output they queued
+ * during the turn is handed to their transports in its check phase, and
+ * their deadlines count from one clock read per turn.
+ *
+ * @module
+ */
+import { onLoopEnd } from './base.js';
+import { now } from './shared.js';
+
+/**
+ * A bufferevent as the turn sees it.
+ * @internal
+ */
+export interface TurnMember {
+  /** Hands over the output it queued, unless that happened meanwhile (a TLS hand-over) or it was freed. */
+  flushQueued(): void;
+}
+
+/**
+ * Bufferevents with output to hand to their transports at the end of this
+ * turn of Node's loop (its check phase, after every ready socket's callbacks
+ * have run), as libevent writes when the next poll finds the socket
+ * writable. A turn that answers many connections wakes their peers once, not
+ * once per answer: on a busy server that is most of the cost of a small
+ * write. Process-wide, as Node's loop is (class fields, no module state).
+ * @internal
+ * @example
+ * ```ts
+ * declare const core: TurnMember;
+ * Turn.queue(core); // core.flushQueued() runs in this turn's check phase
+ * const t = Turn.clock(); // the same value until then
+ * ```
+ */
+export class Turn {
+  static #queue: TurnMember[] = [];
+  /** The other queue, empty: the two swap every turn (no new array per turn). */
+  static #spare: TurnMember[] = [];
+  static #armed = false;
+  /**
+   * The monotonic clock of this turn (ms, 0: not read yet), read once per
+   * turn for the read and write deadlines that every read and write moves,
+   * as libevent computes them from its cached loop time.
+   */
+  static #clock = 0;
+
+  static {
+    onLoopEnd(() => Turn.#flushAll());
+  }
+
+  /** The clock of this turn: read on first use, forgotten when the turn's flush runs. */
+  static clock(): number {
+    let t = Turn.#clock;
+    if (t === 0) {
+      t = Turn.#clock = now();
+      Turn.#arm();
+    }
+    return t;
+  }
+
+  /** Queues `b` for this turn's flush (once per turn: the caller keeps a flag). */
+  static queue(b: TurnMember): void {
+    Turn.#queue.push(b);
+    Turn.#arm();
+  }
+
+  /** Whether `b` is the only bufferevent queued in this turn. */
+  static isOnly(b: TurnMember): boolean {
+    const q = Turn.#queue;
+    return q.length === 1 && q[0] === b;
+  }
+
+  static #arm(): void {
+    if (Turn.#armed) return;
+    Turn.#armed = true;
+    setImmediate(Turn.#flushAll);
+  }
+
+  /** Writes the output of every bufferevent that queued some during this turn of the loop. */
+  static #flushAll = (): void => {
+    Turn.#armed = false;
+    const queue = Turn.#queue;
+    Turn.#queue = Turn.#spare;
+    for (let i = 0; i < queue.length; i++) queue[i]!.flushQueued();
+    queue.length = 0;
+    Turn.#spare = queue;
+    Turn.#clock = 0;
+  };
+}

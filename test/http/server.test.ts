@@ -459,81 +459,78 @@ test('pipelined requests followed by a half-close are all answered, also after a
   );
 });
 
+/**
+ * A server whose `/hold` request gets no reply until the test sends one (the
+ * others echo their path): `run` gets the client, after it sent `/hold`, with
+ * the pending request and its connection.
+ */
+async function withHeldRequest(
+  run: (a: RawClient, req: EventHttpRequest, bev: EventBufferEvent) => Promise<void>,
+): Promise<void> {
+  let held: EventHttpRequest | null = null;
+  await withServer(
+    (http) => {
+      http.setCallback('/hold', (req) => {
+        held = req;
+      });
+      http.setDefaultCallback(pathEcho);
+    },
+    async ({ dial }) => {
+      const a = await dial();
+      a.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
+      await a.waitFor(() => held !== null, 3000, 'the /hold request');
+      const req = held as unknown as EventHttpRequest;
+      const bev = req.getBufferEvent();
+      assert.ok(bev !== null);
+      await run(a, req, bev);
+      a.destroy();
+    },
+  );
+}
+
 test('pipelined input is not buffered without bound while a request is being handled', async () => {
   // A client that keeps a request pending and streams more requests behind it
   // must meet backpressure (libevent disables reading while a request is
   // processed). Without it the server buffers everything it can read, and
   // the Buffer.concat of the growing backlog stalls the whole event loop.
-  let held: EventHttpRequest | null = null;
-  await withServer(
-    (http) => {
-      http.setCallback('/hold', (req) => {
-        held = req;
-      });
-      http.setDefaultCallback(pathEcho);
-    },
-    async ({ dial }) => {
-      const a = await dial();
-      a.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
-      await a.waitFor(() => held !== null, 3000, 'the /hold request');
-      const req = held as unknown as EventHttpRequest;
-      const bev = req.getBufferEvent();
-      assert.ok(bev !== null);
-      const sock = bev.getSocket();
-      assert.ok(sock !== null);
-      const readBefore = sock.bytesRead;
-      const one = Buffer.from('GET /x HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1');
-      const chunk = Buffer.concat(Array.from({ length: Math.ceil(65536 / one.length) }, () => one));
-      const total = 32 << 20;
-      let sent = 0;
-      const deadline = Date.now() + 1500;
-      while (sent < total && Date.now() < deadline) {
-        if (!a.sock.write(chunk)) await Promise.race([once(a.sock, 'drain'), sleep(50)]);
-        sent += chunk.length;
-      }
-      await sleep(200);
-      const buffered = sock.bytesRead - readBefore;
-      assert.ok(
-        buffered < 2 << 20,
-        `the server read ${(buffered / 2 ** 20).toFixed(1)} MiB of pipelined requests while one request was pending`,
-      );
-      a.destroy();
-    },
-  );
+  await withHeldRequest(async (a, _req, bev) => {
+    const sock = bev.getSocket();
+    assert.ok(sock !== null);
+    const readBefore = sock.bytesRead;
+    const one = Buffer.from('GET /x HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1');
+    const chunk = Buffer.concat(Array.from({ length: Math.ceil(65536 / one.length) }, () => one));
+    const total = 32 << 20;
+    let sent = 0;
+    const deadline = Date.now() + 1500;
+    while (sent < total && Date.now() < deadline) {
+      if (!a.sock.write(chunk)) await Promise.race([once(a.sock, 'drain'), sleep(50)]);
+      sent += chunk.length;
+    }
+    await sleep(200);
+    const buffered = sock.bytesRead - readBefore;
+    assert.ok(
+      buffered < 2 << 20,
+      `the server read ${(buffered / 2 ** 20).toFixed(1)} MiB of pipelined requests while one request was pending`,
+    );
+  });
 });
 
 test('requests that arrive while one is handled wait in the input, reading stops at 64 KiB of them, and all are answered', async () => {
   // A read is parsed where it arrived when the connection can take it; a read that comes
   // while a request is handled must go into the input (counted against the backlog bound).
-  let held: EventHttpRequest | null = null;
-  await withServer(
-    (http) => {
-      http.setCallback('/hold', (req) => {
-        held = req;
-      });
-      http.setDefaultCallback(pathEcho);
-    },
-    async ({ dial }) => {
-      const a = await dial();
-      a.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
-      await a.waitFor(() => held !== null, 3000, 'the /hold request');
-      const req = held as unknown as EventHttpRequest;
-      const bev = req.getBufferEvent();
-      assert.ok(bev !== null);
-      // 2,048 requests of 32 bytes: 64 KiB, the bound, in one write.
-      const one = 'GET /xxxxx HTTP/1.1\r\nHost: x\r\n\r\n';
-      assert.equal(one.length, 32);
-      a.write(one.repeat(2048));
-      await a.waitFor(() => bev.input.length === 65536, 3000, 'the requests in the input');
-      await sleep(50);
-      assert.equal(bev.getEnabled() & Event.READ, 0, 'reading stopped at the bound');
-      req.sendReply(200, 'OK', body('held'));
-      const count = (): number => a.text.split('HTTP/1.1 200 OK').length - 1;
-      await a.waitFor(() => count() === 2049, 10_000, 'every reply');
-      assert.ok(a.text.includes('\r\n\r\nheld'));
-      a.destroy();
-    },
-  );
+  await withHeldRequest(async (a, req, bev) => {
+    // 2,048 requests of 32 bytes: 64 KiB, the bound, in one write.
+    const one = 'GET /xxxxx HTTP/1.1\r\nHost: x\r\n\r\n';
+    assert.equal(one.length, 32);
+    a.write(one.repeat(2048));
+    await a.waitFor(() => bev.input.length === 65536, 3000, 'the requests in the input');
+    await sleep(50);
+    assert.equal(bev.getEnabled() & Event.READ, 0, 'reading stopped at the bound');
+    req.sendReply(200, 'OK', body('held'));
+    const count = (): number => a.text.split('HTTP/1.1 200 OK').length - 1;
+    await a.waitFor(() => count() === 2049, 10_000, 'every reply');
+    assert.ok(a.text.includes('\r\n\r\nheld'));
+  });
 });
 
 // ------------------------------------------------------------------ Expect: 100-continue

@@ -380,6 +380,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
     if (
       cb !== null &&
       cb === this.#holdFor &&
+      this.#held === null && // a read reported inside the callback (re-entered) goes into the input
       input.length === 0 &&
       this.#lowRead === 0 &&
       this.#highRead === 0 &&

@@ -462,6 +462,30 @@ test('holdReadsFor: its callback takes a read with takeHeld(); what it leaves, a
   close();
 });
 
+test('holdReadsFor: a read reported inside the callback goes into the input; the held one is not lost', async () => {
+  const base = new EventBase();
+  const { client, server, close } = await socketPair();
+  const got: string[] = [];
+  let first = true;
+  const taker = (b: EventBufferEvent): void => {
+    if (first) {
+      first = false;
+      server.emit('data', Buffer.from('two')); // a read reported while this one is handled
+    }
+    got.push(b.takeHeld()?.toString() ?? `input ${b.input.read(100)?.toString() ?? ''}`);
+    if (got.length === 2) b.getBase().exit();
+  };
+  const bev = new EventBufferEvent(base, server, 0, taker);
+  bev.holdReadsFor(taker);
+  bev.enable(Event.READ);
+  client.write('one');
+  const returned = await Promise.race([base.dispatch().then(() => true), sleep(5000).then(() => false)]);
+  if (!returned) base.exit();
+  assert.deepEqual(got, ['one', 'input two']);
+  bev.free();
+  close();
+});
+
 test('write timeout delivers WRITING|TIMEOUT when the peer does not read', async () => {
   const base = new EventBase();
   const { client, server, close } = await socketPair();

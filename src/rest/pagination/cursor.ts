@@ -42,7 +42,7 @@ export interface Cursor {
  * ```
  */
 export function encodeCursorToken(cursor: Cursor): string {
-  return asciiBase64(tokenText(cursor), ALPHABET, '=');
+  return asciiBase64(tokenText(cursor));
 }
 
 /** The text a token encodes: `o=<offset>&r=1&p=<position>`, each part only when set. */
@@ -55,41 +55,54 @@ function tokenText(cursor: Cursor): string {
 
 /**
  * `encodeComponent(encodeCursorToken(cursor))`, the token as a query value
- * (`+`, `/` and `=` percent-encoded), written at once.
+ * (`+`, `/` and `=` percent-encoded, as `quote_plus` writes them).
  */
 function quotedCursorToken(cursor: Cursor): string {
-  return asciiBase64(tokenText(cursor), QUOTED_ALPHABET, '%3D');
+  let token = asciiBase64(tokenText(cursor));
+  if (token.indexOf('+') >= 0 || token.indexOf('/') >= 0) token = token.replace(BASE64_SIGNS, quoteSign);
+  const n = token.length;
+  if (n === 0 || token.charCodeAt(n - 1) !== 61) return token;
+  return token.charCodeAt(n - 2) === 61 ? token.slice(0, n - 2) + '%3D%3D' : token.slice(0, n - 1) + '%3D';
 }
 
-const ALPHABET: readonly string[] = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'];
-/** The base64 alphabet form-encoded (`quote_plus`): `%2B` and `%2F` for `+` and `/`. */
-const QUOTED_ALPHABET: readonly string[] = ALPHABET.map((c) => (c === '+' ? '%2B' : c === '/' ? '%2F' : c));
+const BASE64_SIGNS = /[+/]/g;
+
+function quoteSign(c: string): string {
+  return c === '+' ? '%2B' : '%2F';
+}
+
+/** The base64 alphabet's values by character code (-1: not in it). */
 const B64 = new Int16Array(128).fill(-1);
-for (let i = 0; i < 64; i++) B64[ALPHABET[i]!.charCodeAt(0)] = i;
+for (let i = 0; i < 64; i++) B64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
 
 /**
- * Standard base64 with padding of ASCII text (what `Buffer.from(text,
- * 'ascii').toString('base64')` gives; a token's text is ASCII: digits and
- * form-encoded characters), without a buffer, in the letters of `alphabet`
- * and `pad`.
+ * Standard base64 with padding of ASCII text (a token's text is ASCII:
+ * digits and form-encoded characters), by the runtime's native `btoa`.
  */
-function asciiBase64(text: string, alphabet: readonly string[], pad: string): string {
-  let out = '';
-  const n = text.length;
-  let i = 0;
-  for (; i + 2 < n; i += 3) {
-    const v =
-      ((text.charCodeAt(i) & 0xff) << 16) | ((text.charCodeAt(i + 1) & 0xff) << 8) | (text.charCodeAt(i + 2) & 0xff);
-    out += alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + alphabet[(v >> 6) & 63]! + alphabet[v & 63]!;
+function asciiBase64(text: string): string {
+  return btoa(text);
+}
+
+/**
+ * The bytes of `token` as a latin1 string when it is base64 in its one
+ * canonical form (only letters of the alphabet, a length that is a multiple
+ * of 4, `=` only as the one or two last characters), on which the native
+ * `atob` and Python's lenient decoder agree; otherwise `null`. `atob` also
+ * takes white space and a missing pad, which Python reads otherwise: both
+ * make the result shorter than a canonical token's, so they are told apart
+ * by the length.
+ */
+function canonicalBase64(token: string): string | null {
+  const n = token.length;
+  if ((n & 3) !== 0) return null;
+  const pads = n === 0 || token.charCodeAt(n - 1) !== 61 ? 0 : token.charCodeAt(n - 2) === 61 ? 2 : 1;
+  let bytes: string;
+  try {
+    bytes = atob(token);
+  } catch {
+    return null; // a character outside the alphabet, or a misplaced pad
   }
-  if (i + 1 === n) {
-    const v = (text.charCodeAt(i) & 0xff) << 16;
-    out += alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + pad + pad;
-  } else if (i + 2 === n) {
-    const v = ((text.charCodeAt(i) & 0xff) << 16) | ((text.charCodeAt(i + 1) & 0xff) << 8);
-    out += alphabet[v >> 18]! + alphabet[(v >> 12) & 63]! + alphabet[(v >> 6) & 63]! + pad;
-  }
-  return out;
+  return bytes.length === (n >> 2) * 3 - pads ? bytes : null;
 }
 
 /**
@@ -100,6 +113,7 @@ function asciiBase64(text: string, alphabet: readonly string[], pad: string): st
  * string (one character per byte).
  */
 function a2bBase64(s: string): string | null {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 127) return null;
   let out = '';
   let quad = 0;
   let left = 0;
@@ -153,8 +167,7 @@ function a2bBase64(s: string): string | null {
  * ```
  */
 export function decodeCursorToken(token: string, offsetCutoff: number | null = 1000): Cursor | null {
-  for (let i = 0; i < token.length; i++) if (token.charCodeAt(i) > 127) return null;
-  const text = a2bBase64(token);
+  const text = canonicalBase64(token) ?? a2bBase64(token);
   if (text === null) return null;
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return null;
   // The first value of each key counts; absent keys read as o=0 and r=0.

@@ -129,6 +129,8 @@ test('4.3 decoding: lenient base64, first value wins, unknown keys ignored, o cl
   const b = (s: string) => Buffer.from(s).toString('base64');
   assert.deepEqual(decodeCursorToken('cD00ODY=xyz'), { offset: 0, reverse: false, position: '486' });
   assert.deepEqual(decodeCursorToken('cD00 O!DY='), { offset: 0, reverse: false, position: '486' });
+  // White space is skipped (atob skips it too, but takes a missing pad that Python refuses).
+  assert.deepEqual(decodeCursorToken('  cD00ODY=  '), { offset: 0, reverse: false, position: '486' });
   assert.deepEqual(decodeCursorToken(b('p=1&p=2&x=9&o=7')), { offset: 7, reverse: false, position: '1' });
   assert.deepEqual(decodeCursorToken(b('o=5000')), { offset: 1000, reverse: false, position: null });
   assert.deepEqual(decodeCursorToken(b('o=5000'), null), { offset: 5000, reverse: false, position: null });
@@ -138,6 +140,8 @@ test('4.3 decoding: lenient base64, first value wins, unknown keys ignored, o cl
   for (const bad of [
     '123',
     'cD00ODY',
+    'cD00 ODY',
+    'cD00ODY\n',
     'c',
     b('o=-1'),
     b('o='),
@@ -149,6 +153,59 @@ test('4.3 decoding: lenient base64, first value wins, unknown keys ignored, o cl
   ]) {
     assert.equal(decodeCursorToken(bad), null, bad);
   }
+});
+
+test('4.3 tokens, property: canonical base64 decodes as the lenient path does; links carry the quote_plus form of the token', async () => {
+  // A character outside the alphabet makes a token non-canonical (the lenient, character-by-character
+  // decoder) without changing what Python's b64decode reads: both paths must agree.
+  const cursorArb = fc.record({
+    offset: fc.nat({ max: 999 }),
+    reverse: fc.boolean(),
+    position: fc.option(fc.string({ unit: 'binary', maxLength: 40 }), { nil: null }),
+  });
+  fc.assert(
+    fc.property(cursorArb, fc.nat(), (cursor, at) => {
+      const token = encodeCursorToken(cursor);
+      assert.equal(token, Buffer.from(token, 'base64').toString('base64'), 'canonical');
+      const decoded = decodeCursorToken(token);
+      assert.deepEqual(decoded, { ...cursor });
+      const i = token.length === 0 ? 0 : at % token.length;
+      assert.deepEqual(decodeCursorToken(`${token.slice(0, i)}!${token.slice(i)}`), decoded);
+    }),
+    { seed: 1611, numRuns: 400 },
+  );
+  // Links: the page's last position is a random string; the next link's value is the token, quote_plus'ed.
+  await fc.assert(
+    fc.asyncProperty(
+      // '~' after a byte ending in binary 11 gives a '+' (the only sign a token of ASCII text can hold).
+      fc.array(
+        fc.oneof(
+          fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
+          fc.string({ unit: fc.constantFrom('~', 'c', 'o', '3', 'a', ' '), minLength: 1, maxLength: 12 }),
+        ),
+        { minLength: 3, maxLength: 6 },
+      ),
+      async (names) => {
+        const rows = [...new Set(names)].map((name, k) => ({ id: k + 1, name }));
+        fc.pre(rows.length >= 3);
+        const p = new (class extends CursorPagination {
+          override pageSize = 1;
+          override ordering = 'name';
+        })();
+        const page = await p.paginateQueryset(rows, req('/'));
+        const next = p.getNextLink()!;
+        const value = next.slice(next.indexOf('cursor=') + 7);
+        assert.match(value, /^(?:[A-Za-z0-9]|%2B|%2F)*(?:%3D){0,2}$/);
+        assert.equal(value, encodeURIComponent(p.getNextCursor()!).replace(/=/g, '%3D'));
+        assert.deepEqual(decodeCursorToken(decodeURIComponent(value)), {
+          offset: 0,
+          reverse: false,
+          position: page![0]!.name,
+        });
+      },
+    ),
+    { seed: 1612, numRuns: 200 },
+  );
 });
 
 // The demo data set (src/cli/demo-data.ts), 1000 rows.

@@ -22,20 +22,16 @@
 import { ConfigurationError, ValidationError, type ErrorDetail } from './errors.js';
 import { Field, isThenable, pyTypeName, type FieldCall, type FieldOptions, type SerializerContext } from './fields.js';
 import { HyperlinkedRelatedField } from './relations.js';
+import { rowWriter, type CompiledField, type ResumeRow, type RowWriter } from './serializer-rows.js';
 
 const NOT_NULL = 'This field may not be null.';
 const REQUIRED = 'This field is required.';
 
-interface CompiledField {
-  readonly name: string;
-  readonly field: Field;
-  /** `null`: the whole object (`'*'`). */
-  readonly attrs: readonly string[] | null;
-}
-
 interface Compiled {
   readonly readable: readonly CompiledField[];
   readonly writable: readonly CompiledField[];
+  /** The output of one row, made for `readable` (null: the generic loop). */
+  readonly writer: RowWriter<object> | null;
 }
 
 const COMPILED = new WeakMap<object, Compiled>();
@@ -49,7 +45,8 @@ function compile(cls: { readonly fields: Readonly<Record<string, Field>>; readon
     const source = field.source ?? name;
     all.push({ name, field, attrs: source === '*' ? null : source.split('.') });
   }
-  c = { readable: all.filter((f) => !f.field.writeOnly), writable: all.filter((f) => !f.field.readOnly) };
+  const readable = all.filter((f) => !f.field.writeOnly);
+  c = { readable, writable: all.filter((f) => !f.field.readOnly), writer: rowWriter(readable) };
   COMPILED.set(cls, c);
   return c;
 }
@@ -101,6 +98,8 @@ export interface SerializerClass<T> {
 export type SerializedObject = Record<string, unknown>;
 
 const NOT_VALIDATED = Symbol('notValidated');
+/** No value read yet (`#fill`'s first value). */
+const READ = Symbol('read');
 
 /**
  * The base of serializers. List the fields in `static fields`; extend a
@@ -182,13 +181,33 @@ export class Serializer<T = SerializedObject> {
 
   /** One object's output. Override to post-process. */
   toRepresentation(instance: T): SerializedObject {
-    const out: SerializedObject = {};
     const calls = this.#calls(false);
+    const writer = this.#compiled.writer;
+    if (writer !== null) return writer(this, instance, calls, Serializer.#resume);
+    return this.#fill(instance, calls, 0, READ, {});
+  }
+
+  /** The generic loop, from where the compiled writer found a value missing. */
+  static #resume: ResumeRow<object> = (s, instance, calls, index, value, out) =>
+    (s as Serializer<unknown>).#fill(instance, calls, index, value, out);
+
+  /**
+   * Writes the readable fields from `from` on into `out`; `first` is the
+   * value of field `from` when it was read already (else READ).
+   */
+  #fill(
+    instance: unknown,
+    calls: readonly FieldCall[],
+    from: number,
+    first: unknown,
+    out: SerializedObject,
+  ): SerializedObject {
     const fields = this.#compiled.readable;
-    for (let i = 0; i < fields.length; i++) {
+    for (let i = from; i < fields.length; i++) {
       const f = fields[i] as CompiledField;
       let value: unknown = instance;
-      if (f.attrs !== null) {
+      if (i === from && first !== READ) value = first;
+      else if (f.attrs !== null) {
         for (const a of f.attrs) {
           if (value === null) break;
           value = (value as Record<string, unknown>)[a];
@@ -199,13 +218,19 @@ export class Serializer<T = SerializedObject> {
         const field = f.field;
         if (field.hasDefault) value = field.getDefault();
         else if (field.allowNull) value = null;
-        else if (!field.required) continue;
-        else
+        else if (!field.required) {
+          delete out[f.name]; // the compiled writer's placeholder
+          continue;
+        } else
           throw new ConfigurationError(
             `${this.constructor.name}: field '${f.name}' found no value at '${(f.attrs ?? []).join('.')}' on the object; the field may be misnamed (set source), or needs default / allowNull / required: false.`,
           );
       }
-      out[f.name] = value === null ? null : f.field.toRepresentation(value, calls[i] as FieldCall);
+      const v = value === null ? null : f.field.toRepresentation(value, calls[i] as FieldCall);
+      // A field named __proto__ is an own key (an assignment would set the prototype).
+      if (f.name === '__proto__')
+        Object.defineProperty(out, f.name, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[f.name] = v;
     }
     return out;
   }

@@ -145,6 +145,69 @@ test('sources, nulls, missing keys, defaults, method fields, write-only and nest
   assert.throws(() => new NotAField({}), ConfigurationError);
 });
 
+test('compiled rows: each source read once, read then converted field by field; a missing value mid-row goes on in the generic loop', () => {
+  const log: string[] = [];
+  class Logged extends Field {
+    override toRepresentation(value: unknown): unknown {
+      log.push(`to ${String(value)}`);
+      return value;
+    }
+  }
+  const row = (withB: boolean): object => {
+    const o: Record<string, unknown> = {};
+    for (const k of ['a', 'b', 'c', 'd'])
+      if (k !== 'b' || withB)
+        Object.defineProperty(o, k, {
+          enumerable: true,
+          get() {
+            log.push(`get ${k}`);
+            return k;
+          },
+        });
+    return o;
+  };
+  class Four extends Serializer {
+    static override fields = {
+      a: new Logged(),
+      b: new Logged({ required: false }),
+      c: new Logged({ readOnly: true }),
+      d: new Logged({ default: 'dflt' }),
+    };
+  }
+  const rows = [row(true), row(false), row(true)];
+  const data = new Four(rows, { many: true }).data as Record<string, unknown>[];
+  assert.deepEqual(data, [
+    { a: 'a', b: 'b', c: 'c', d: 'd' },
+    { a: 'a', c: 'c', d: 'd' },
+    { a: 'a', b: 'b', c: 'c', d: 'd' },
+  ]);
+  assert.deepEqual(Object.keys(data[1]!), ['a', 'c', 'd'], 'the left-out field leaves no key, the order stays');
+  const one = ['get a', 'to a', 'get b', 'to b', 'get c', 'to c', 'get d', 'to d'];
+  assert.deepEqual(log, [...one, 'get a', 'to a', 'get c', 'to c', 'get d', 'to d', ...one]);
+  // A field named __proto__ (an object literal would set the prototype): the generic loop, an own key.
+  class Proto extends Serializer {
+    static override fields = { ['__proto__']: new CharField({ source: 'p' }), x: new IntegerField() } as Record<
+      string,
+      Field
+    >;
+  }
+  const p = new Proto({ p: 'v', x: 1 }).data as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(p), Object.prototype);
+  assert.deepEqual(Object.keys(p), ['__proto__', 'x']);
+  assert.equal(JSON.stringify(p), '{"__proto__":"v","x":1}');
+  // Dotted sources and '*' on the compiled path: a null part gives null, a missing part the default.
+  class Paths extends Serializer {
+    static override fields = {
+      deep: new CharField({ source: 'a.b.c', default: 'none' }),
+      whole: new ReadOnlyField({ source: '*' }),
+    };
+  }
+  const o1 = { a: { b: { c: 'x' } } };
+  assert.deepEqual(new Paths(o1).data, { deep: 'x', whole: o1 });
+  assert.deepEqual(new Paths({ a: null }).data, { deep: null, whole: { a: null } });
+  assert.deepEqual(new Paths({ a: { b: {} } }).data, { deep: 'none', whole: { a: { b: {} } } });
+});
+
 // ------------------------------------------------------------- input
 
 test('validation: required, null, blank, types and limits with DRF messages; validate() hook; many', () => {

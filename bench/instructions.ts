@@ -8,8 +8,8 @@
  * time, also while other work runs.
  *
  *   npx tsx bench/instructions.ts                  (keep-alive and pipelined, both servers: about 1 min)
- *   npx tsx bench/instructions.ts --mode pipelined (one mode: keep-alive | pipelined | echo)
- *   npx tsx bench/instructions.ts --only eventide  (one server: eventide | raw)
+ *   npx tsx bench/instructions.ts --mode pipelined (one mode: keep-alive | pipelined | echo | cursor)
+ *   npx tsx bench/instructions.ts --only eventide  (one server: eventide | raw; raw is the mode's peer)
  *   npx tsx bench/instructions.ts --annotate 40    (also the 40 functions with the most self instructions
  *                                                   per request, JIT code named from V8's perf map)
  *   npx tsx bench/instructions.ts --annotate 40 --node-flags '--no-turbo-inlining'
@@ -23,6 +23,17 @@
  * bench/echo.ts runs it) against bench/echo.ts's peer, a node:net
  * `socket.pipe(socket)` (reported in the raw column).
  *
+ * `--mode cursor` (not in the default set either) counts one request of
+ * bench/pagination.ts's "cursor near the end" page over its 1,000,000-row
+ * SQLite file (bench/.data/items-1000000.sqlite3, made by a run of
+ * bench/pagination.ts): `eventide serve` (the demo API from the tsc build)
+ * against the hand-written fastify + better-sqlite3 endpoint
+ * (bench/peers/fastify-cursor.ts, reported in the raw column). Both answer
+ * the same bytes (bench/pagination.ts checks that); a reply is counted by its
+ * length, measured once before the warm-up. Fewer requests by default (300
+ * warm-up and 200 measured per connection): a request costs about 30 times
+ * a hello world.
+ *
  * 16 connections from a Node.js client in this process (not counted: only
  * the server runs under valgrind); pipelined: batches of 16 requests in one
  * write. The warm-up (1,500 requests per connection keep-alive, 400 batches
@@ -34,16 +45,16 @@
  * @module
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { argValue, buildForBench, have } from './lib.js';
 import { addSelfCosts, readPerfMap } from './callgrind-annotate.js';
 
 type Kind = 'eventide' | 'raw';
-type Mode = 'keep-alive' | 'pipelined' | 'echo';
+type Mode = 'keep-alive' | 'pipelined' | 'echo' | 'cursor';
 
 const CONNECTIONS = 16;
 const PIPELINE = 16;
@@ -51,6 +62,11 @@ const BODY = 'Hello, World!';
 const REQUEST = 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: bench\r\n\r\n';
 /** The echo mode's message: bench/echo.ts's ping-pong size. */
 const MESSAGE = 'x'.repeat(63) + '\n';
+/** The cursor mode's page: bench/pagination.ts's "cursor near the end" (after the row ranked 999,981). */
+const CURSOR_PATH = '/cursor/items/?cursor=cD0yMDIwLTAxLTAxKzAwJTNBMDAlM0EyMC43NDAwMDAlMkIwMCUzQTAw';
+const CURSOR_REQUEST = `GET ${CURSOR_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: bench\r\n\r\n`;
+/** The cursor mode's database, made by bench/pagination.ts. */
+const CURSOR_DB = fileURLToPath(new URL('.data/items-1000000.sqlite3', import.meta.url));
 /** No phase may take longer (valgrind runs the server about 50 times slower). */
 const PHASE_TIMEOUT_MS = 10 * 60_000;
 
@@ -109,7 +125,8 @@ interface Started {
 
 /**
  * Starts `node ARGS` under callgrind and waits for its port: a line holding
- * only the port on stdout, or (examples) a `Listening on HOST:PORT` line on stderr.
+ * only the port on stdout, a `listening on http://HOST:PORT/` in it (the
+ * demo API, the fastify peer), or (examples) a `Listening on HOST:PORT` line on stderr.
  */
 async function startUnderValgrind(
   args: string[],
@@ -139,9 +156,11 @@ async function startUnderValgrind(
     const found = (m: RegExpExecArray | null): void => {
       if (m === null) return;
       clearTimeout(timer);
-      resolve(Number(m[1]));
+      resolve(Number(m[1] ?? m[2]));
     };
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => found(/^(\d+)$/m.exec((out += d))));
+    child.stdout
+      ?.setEncoding('utf8')
+      .on('data', (d: string) => found(/^(\d+)$|listening on http:\/\/[\d.]+:(\d+)\//m.exec((out += d))));
     child.stderr?.setEncoding('utf8').on('data', (d: string) => found(/^Listening on .*:(\d+)$/m.exec((err += d))));
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -151,14 +170,80 @@ async function startUnderValgrind(
   return { child, port };
 }
 
+/** What a connection sends, and how it counts the replies in what it receives. */
+interface Load {
+  /** One write: a request, a batch of them or an echo message. */
+  payload: Buffer;
+  /** Replies per write. */
+  perWrite: number;
+  /** A counter for one connection: the replies completed by the bytes `d`. */
+  counter(): (d: Buffer) => number;
+}
+
+/** Replies counted by a marker each holds once: the body (HTTP) or the message's last byte (echo). */
+function markerLoad(payload: string, perWrite: number, marker: string): Load {
+  const m = Buffer.from(marker, 'latin1');
+  return {
+    payload: Buffer.from(payload, 'latin1'),
+    perWrite,
+    counter: () => (d) => {
+      let n = 0;
+      for (let p = d.indexOf(m); p >= 0; p = d.indexOf(m, p + m.length)) n++;
+      return n;
+    },
+  };
+}
+
+/** Replies counted by their length (the same bytes every time: the cursor page). */
+function lengthLoad(payload: string, replyLength: number): Load {
+  return {
+    payload: Buffer.from(payload, 'latin1'),
+    perWrite: 1,
+    counter: () => {
+      let bytes = 0;
+      return (d) => {
+        bytes += d.length;
+        const n = Math.floor(bytes / replyLength);
+        bytes -= n * replyLength;
+        return n;
+      };
+    },
+  };
+}
+
+/** The length of the reply to `request` (one request on a connection of its own), at most PHASE_TIMEOUT_MS. */
+async function replyLength(port: number, request: string): Promise<number> {
+  const s = connect(port, '127.0.0.1');
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no reply to the first request')), PHASE_TIMEOUT_MS);
+      let got = Buffer.alloc(0);
+      s.once('error', reject);
+      s.on('data', (d: Buffer) => {
+        got = Buffer.concat([got, d]);
+        const end = got.indexOf('\r\n\r\n');
+        const m = /\r\ncontent-length: *(\d+)\r\n/i.exec(got.subarray(0, Math.max(end + 2, 0)).toString('latin1'));
+        if (end < 0 || m === null) return;
+        const total = end + 4 + Number(m[1]);
+        if (got.length < total) return;
+        clearTimeout(timer);
+        if (!got.subarray(0, 15).equals(Buffer.from('HTTP/1.1 200 OK')))
+          reject(new Error(`not a 200: ${got.toString('latin1')}`));
+        else resolve(total);
+      });
+      s.write(request);
+    });
+  } finally {
+    s.destroy();
+  }
+}
+
 /**
- * Sends `rounds` requests (or batches, or echo messages) per connection, each
- * after the previous reply, and waits for them.
+ * Sends `rounds` writes of the load per connection, each after the replies
+ * to the previous one, and waits for them.
  */
-async function drive(socks: Socket[], rounds: number, perWrite: number, echo: boolean): Promise<void> {
-  const payload = Buffer.from(echo ? MESSAGE : REQUEST.repeat(perWrite), 'latin1');
-  // A reply is counted by its body (HTTP) or by the message's last byte (echo).
-  const marker = Buffer.from(echo ? '\n' : BODY, 'latin1');
+async function drive(socks: Socket[], rounds: number, load: Load): Promise<void> {
+  const { payload, perWrite } = load;
   let timer: NodeJS.Timeout | undefined;
   const all = Promise.all(
     socks.map(
@@ -166,8 +251,9 @@ async function drive(socks: Socket[], rounds: number, perWrite: number, echo: bo
         new Promise<void>((resolve) => {
           let left = rounds;
           let got = 0;
+          const count = load.counter();
           const onData = (d: Buffer): void => {
-            for (let p = d.indexOf(marker); p >= 0; p = d.indexOf(marker, p + marker.length)) got++;
+            got += count(d);
             while (got >= perWrite) {
               got -= perWrite;
               if (--left === 0) {
@@ -237,6 +323,18 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** The server's command line (after `node`): the hello-world servers, the echo example, or the cursor page's two servers. */
+async function serverArgs(dist: string, script: string, kind: Kind, mode: Mode): Promise<string[]> {
+  if (mode === 'echo' && kind === 'eventide')
+    return [join(dist, 'examples', 'echo-server.js'), String(await freePort()), '--host', '127.0.0.1'];
+  if (mode !== 'cursor') return [script, kind, mode];
+  if (!existsSync(CURSOR_DB))
+    throw new Error(`${CURSOR_DB} is missing: run \`npx tsx bench/pagination.ts --quick\` once (it makes it)`);
+  return kind === 'eventide'
+    ? [join(dist, 'src', 'cli', 'main.js'), 'serve', '--database', CURSOR_DB, '--port', '0', '--quiet']
+    : [join(dist, 'bench', 'peers', 'fastify-cursor.js'), '--database', CURSOR_DB, '--port', '0'];
+}
+
 async function measure(
   dist: string,
   dir: string,
@@ -247,14 +345,15 @@ async function measure(
   annotate: number,
   nodeFlags: string[],
 ): Promise<number> {
-  const perWrite = mode === 'pipelined' ? PIPELINE : 1;
-  const warm = mode === 'pipelined' ? 400 : 1500;
+  const warm = mode === 'pipelined' ? 400 : mode === 'cursor' ? 300 : 1500;
   const prefix = `cg.${kind}.${mode}`;
-  const args =
-    mode === 'echo' && kind === 'eventide'
-      ? [join(dist, 'examples', 'echo-server.js'), String(await freePort()), '--host', '127.0.0.1']
-      : [script, kind, mode];
-  const { child, port } = await startUnderValgrind(args, kind, join(dir, prefix), annotate > 0, nodeFlags);
+  const { child, port } = await startUnderValgrind(
+    await serverArgs(dist, script, kind, mode),
+    kind,
+    join(dir, prefix),
+    annotate > 0,
+    nodeFlags,
+  );
   const pid = child.pid as number;
   const socks = await Promise.all(
     Array.from(
@@ -268,9 +367,15 @@ async function measure(
     ),
   );
   try {
-    await drive(socks, warm, perWrite, mode === 'echo');
+    const load =
+      mode === 'cursor'
+        ? lengthLoad(CURSOR_REQUEST, await replyLength(port, CURSOR_REQUEST))
+        : mode === 'echo'
+          ? markerLoad(MESSAGE, 1, '\n')
+          : markerLoad(REQUEST.repeat(mode === 'pipelined' ? PIPELINE : 1), mode === 'pipelined' ? PIPELINE : 1, BODY);
+    await drive(socks, warm, load);
     instrument(pid, true);
-    await drive(socks, requests, perWrite, mode === 'echo');
+    await drive(socks, requests, load);
     instrument(pid, false);
   } finally {
     for (const s of socks) s.destroy();
@@ -278,9 +383,23 @@ async function measure(
     child.kill('SIGTERM');
     await exited;
   }
-  const perRequest = CONNECTIONS * requests * perWrite;
+  const perRequest = CONNECTIONS * requests * (mode === 'pipelined' ? PIPELINE : 1);
   if (annotate > 0) printTop(dir, prefix, pid, perRequest, annotate);
   return totalInstructions(dir, prefix) / perRequest;
+}
+
+/** What the raw column of each mode measures. */
+const PEER: Record<Mode, string> = {
+  'keep-alive': 'raw node:net',
+  pipelined: 'raw node:net',
+  echo: 'node:net pipe',
+  cursor: 'fastify + better-sqlite3',
+};
+
+function describe(m: Mode): string {
+  if (m === 'echo') return '64-byte echo ping-pong';
+  if (m === 'cursor') return 'REST cursor page near the end of 1,000,000 SQLite rows';
+  return `HTTP hello world ${m}`;
 }
 
 async function main(): Promise<void> {
@@ -301,10 +420,10 @@ async function main(): Promise<void> {
   writeFileSync(script, serverModule(dist));
   try {
     console.log(
-      `Server instructions per request (callgrind), ${modes.map((m) => (m === 'echo' ? '64-byte echo ping-pong' : `HTTP hello world ${m}`)).join(', ')}, ${CONNECTIONS} connections, node ${process.version}`,
+      `Server instructions per request (callgrind), ${modes.map(describe).join(', ')}, ${CONNECTIONS} connections, node ${process.version}`,
     );
     for (const mode of modes) {
-      const requests = Number(argValue('--requests') ?? (mode === 'pipelined' ? 200 : 1000));
+      const requests = Number(argValue('--requests') ?? (mode === 'pipelined' || mode === 'cursor' ? 200 : 1000));
       const got = new Map<Kind, number>();
       for (const kind of kinds) {
         const ir = await measure(dist, dir, script, kind, mode, requests, annotate, nodeFlags);
@@ -316,9 +435,7 @@ async function main(): Promise<void> {
       const e = got.get('eventide');
       const r = got.get('raw');
       if (e !== undefined && r !== undefined)
-        console.log(
-          `  ${mode.padEnd(10)} eventide / ${mode === 'echo' ? 'node:net pipe' : 'raw node:net'}: ${(e / r).toFixed(2)}x the instructions`,
-        );
+        console.log(`  ${mode.padEnd(10)} eventide / ${PEER[mode]}: ${(e / r).toFixed(2)}x the instructions`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { include, path, type ViewFunction } from '../../src/rest/urls/patterns.js';
 import { URLResolver } from '../../src/rest/urls/resolver.js';
 import { Response } from '../../src/rest/response.js';
@@ -206,6 +207,24 @@ test('compiled rows: each source read once, read then converted field by field; 
   assert.deepEqual(new Paths(o1).data, { deep: 'x', whole: o1 });
   assert.deepEqual(new Paths({ a: null }).data, { deep: null, whole: { a: null } });
   assert.deepEqual(new Paths({ a: { b: {} } }).data, { deep: 'none', whole: { a: { b: {} } } });
+});
+
+test('compiled rows: without code generation from strings (a runtime flag), the generic loop gives the same output', () => {
+  const script = `
+    import { Serializer } from ${JSON.stringify(new URL('../../src/rest/serializers.ts', import.meta.url).href)};
+    import { IntegerField, CharField } from ${JSON.stringify(new URL('../../src/rest/fields.ts', import.meta.url).href)};
+    class S extends Serializer { static fields = { id: new IntegerField(), name: new CharField({ required: false }) }; }
+    let generated = true;
+    try { new Function('return 1'); } catch { generated = false; }
+    console.log(JSON.stringify({ generated, data: new S([{ id: 1, name: 'a' }, { id: 2 }], { many: true }).data }));
+  `;
+  const r = spawnSync(
+    process.execPath,
+    ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { generated: false, data: [{ id: 1, name: 'a' }, { id: 2 }] });
 });
 
 // ------------------------------------------------------------- input

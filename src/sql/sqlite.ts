@@ -6,7 +6,7 @@
  * @module
  */
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import { parseDatetime } from '../rest/data/values.js';
+import { daysFromCivil, parseDatetime, utcDatetimeText } from '../rest/data/values.js';
 import { loadSqliteDriver, type SqliteHandle, type SqliteStatementHandle } from './drivers.js';
 
 // ---------------------------------------------------------------------------
@@ -25,9 +25,17 @@ function pad(n: number, width: number): string {
  * ```
  */
 export function formatSqliteDatetime(d: Date): string {
+  const fast = utcDatetimeText(d.getTime());
+  if (fast !== null) return fast;
   const ms = d.getUTCMilliseconds();
   const s = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)} ${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}`;
   return ms === 0 ? s : `${s}.${pad(ms, 3)}000`;
+}
+
+/** Days in `month` (1..12) of `year`, proleptic Gregorian. */
+function monthDays(year: number, month: number): number {
+  if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
 }
 
 function digit(s: string, i: number): number {
@@ -65,7 +73,18 @@ export function parseSqliteDatetime(s: string): Date | string {
       ms = Math.floor(ms);
     }
     if (end === s.length && year >= 100) {
-      const t = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+      // In-range fields (the usual case): day arithmetic, no call into the engine's Date code.
+      // Anything else (a NaN digit, day 31 of a short month) goes through Date.UTC, which rolls over.
+      const t =
+        month >= 1 &&
+        month <= 12 &&
+        day >= 1 &&
+        day <= monthDays(year, month) &&
+        hour <= 23 &&
+        minute <= 59 &&
+        second <= 59
+          ? daysFromCivil(year, month, day) * 86_400_000 + ((hour * 60 + minute) * 60 + second) * 1000 + ms
+          : Date.UTC(year, month - 1, day, hour, minute, second, ms);
       if (!Number.isNaN(t)) return new Date(t);
     }
   }

@@ -43,6 +43,74 @@ export function pythonFloatRepr(v: number): string {
   return `${sign}${int}.${frac === '' ? '0' : frac}`;
 }
 
+/** Two-digit texts 00..99 and three-digit texts 000..999 (datetime parts without padStart). */
+const TWO_DIGITS: readonly string[] = Object.freeze(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')));
+const THREE_DIGITS: readonly string[] = Object.freeze(
+  Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')),
+);
+/** 1000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z: four-digit years. */
+const FOUR_DIGIT_MIN = -30610224000000;
+const FOUR_DIGIT_MAX = 253402300799999;
+
+/**
+ * Days since 1970-01-01 of a proleptic Gregorian date (`month` 1..12),
+ * without a call into the engine's Date code (civil-to-days arithmetic).
+ * @example
+ * ```ts
+ * daysFromCivil(2020, 1, 1); // 18262
+ * ```
+ */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  return era * 146097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719468;
+}
+
+/**
+ * `YYYY-MM-DD HH:MM:SS` of a UTC instant in ms, with `.ffffff` only when
+ * the fraction is not zero, or null outside four-digit years. Table
+ * lookups and day arithmetic instead of seven Date getters and `padStart`s.
+ * @example
+ * ```ts
+ * utcDatetimeText(Date.UTC(2020, 0, 1, 0, 16, 31, 667)); // '2020-01-01 00:16:31.667000'
+ * ```
+ */
+export function utcDatetimeText(t: number): string | null {
+  if (!(t >= FOUR_DIGIT_MIN && t <= FOUR_DIGIT_MAX) || !Number.isInteger(t)) return null;
+  const days = Math.floor(t / 86_400_000);
+  const inDay = t - days * 86_400_000;
+  const ms = inDay % 1000;
+  const secs = (inDay - ms) / 1000;
+  const sec = secs % 60;
+  const mins = (secs - sec) / 60;
+  const min = mins % 60;
+  // Days to civil (the inverse of daysFromCivil).
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const text =
+    String(year) +
+    '-' +
+    TWO_DIGITS[month]! +
+    '-' +
+    TWO_DIGITS[day]! +
+    ' ' +
+    TWO_DIGITS[(mins - min) / 60]! +
+    ':' +
+    TWO_DIGITS[min]! +
+    ':' +
+    TWO_DIGITS[sec]!;
+  return ms === 0 ? text : text + '.' + THREE_DIGITS[ms]! + '000';
+}
+
 /**
  * A UTC datetime as Python's `str()` writes an aware datetime:
  * `YYYY-MM-DD HH:MM:SS+00:00`, with `.ffffff` only when the fraction is not zero.
@@ -52,6 +120,8 @@ export function pythonFloatRepr(v: number): string {
  * ```
  */
 export function pythonDatetimeStr(d: Date): string {
+  const fast = utcDatetimeText(d.getTime());
+  if (fast !== null) return fast + '+00:00';
   const ms = d.getUTCMilliseconds();
   return (
     `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)} ` +

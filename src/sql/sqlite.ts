@@ -38,43 +38,45 @@ function monthDays(year: number, month: number): number {
   return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
 }
 
-function digit(s: string, i: number): number {
-  const c = s.charCodeAt(i) - 48;
-  return c >= 0 && c <= 9 ? c : NaN;
+/** The two decimal digits of `s` at `i` and `i + 1` as a number, or -1 (integer operations only). */
+function two(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >>> 0 <= 9 && b >>> 0 <= 9 ? a * 10 + b : -1;
 }
 
 /** SQLite datetime text (fixed positions on the fast path) to a Date. @internal */
 export function parseSqliteDatetime(s: string): Date | string {
+  const n = s.length;
   if (
-    s.length >= 19 &&
+    n >= 19 &&
     s.charCodeAt(4) === 45 &&
     s.charCodeAt(7) === 45 &&
     s.charCodeAt(13) === 58 &&
     s.charCodeAt(16) === 58
   ) {
-    const year = digit(s, 0) * 1000 + digit(s, 1) * 100 + digit(s, 2) * 10 + digit(s, 3);
-    const month = digit(s, 5) * 10 + digit(s, 6);
-    const day = digit(s, 8) * 10 + digit(s, 9);
-    const hour = digit(s, 11) * 10 + digit(s, 12);
-    const minute = digit(s, 14) * 10 + digit(s, 15);
-    const second = digit(s, 17) * 10 + digit(s, 18);
+    const century = two(s, 0);
+    const yy = two(s, 2);
+    const year = century < 0 || yy < 0 ? -1 : century * 100 + yy;
+    const month = two(s, 5);
+    const day = two(s, 8);
+    const hour = two(s, 11);
+    const minute = two(s, 14);
+    const second = two(s, 17);
+    // The fraction: its first three digits are the milliseconds; more digits are checked, then dropped.
     let ms = 0;
     let end = 19;
-    if (s.length > 19 && s.charCodeAt(19) === 46) {
-      let scale = 100;
-      end = 20;
-      while (end < s.length) {
-        const d = digit(s, end);
-        if (Number.isNaN(d)) break;
-        ms += d * scale;
-        scale /= 10;
-        end++;
+    if (n > 19 && s.charCodeAt(19) === 46) {
+      for (end = 20; end < n; end++) {
+        const d = s.charCodeAt(end) - 48;
+        if (d >>> 0 > 9) break;
+        if (end < 23) ms += d * (end === 20 ? 100 : end === 21 ? 10 : 1);
       }
-      ms = Math.floor(ms);
     }
+    if ((month | day | hour | minute | second) < 0) end = -1; // a character that is not a digit
     if (end === s.length && year >= 100) {
       // In-range fields (the usual case): day arithmetic, no call into the engine's Date code.
-      // Anything else (a NaN digit, day 31 of a short month) goes through Date.UTC, which rolls over.
+      // Anything else (day 31 of a short month, hour 24) goes through Date.UTC, which rolls over.
       const t =
         month >= 1 &&
         month <= 12 &&

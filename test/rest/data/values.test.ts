@@ -81,4 +81,12 @@ test('parseSqliteDatetime: in-range fields by day arithmetic, the same instant a
   }
   assert.equal((parseSqliteDatetime('2020-02-29 12:00:00') as Date).toISOString(), '2020-02-29T12:00:00.000Z');
   assert.equal(parseSqliteDatetime('not a datetime'), 'not a datetime');
+  // Fractions: the first three digits are the milliseconds (truncated); an empty one is 0.
+  const ms = (text: string): number => (parseSqliteDatetime(text) as Date).getTime() - Date.UTC(2020, 0, 1);
+  assert.equal(ms('2020-01-01 00:00:00.9999999999999999999999'), 999);
+  assert.equal(ms('2020-01-01 00:00:00.12'), 120);
+  assert.equal(ms('2020-01-01 00:00:00.'), 0);
+  // A character that is not a digit where one must be: not this fast path (the general parser, or the text).
+  for (const text of ['2020-0x-01 00:00:00', '2020-01-01 0x:00:00', '2020-01-01 00:00:00.5x', 'x020-01-01 00:00:00'])
+    assert.equal(parseSqliteDatetime(text), text);
 });

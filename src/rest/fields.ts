@@ -10,6 +10,7 @@
  * @module
  */
 import { ConfigurationError, ValidationError } from './errors.js';
+import { THREE_DIGITS, TWO_DIGITS } from './data/values.js';
 import { pyInt } from './query.js';
 import type { Request } from './request.js';
 
@@ -350,8 +351,6 @@ export class BooleanField extends Field<boolean> {
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
-const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
-const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 let cachedDay = NaN;
 let cachedDayText = '';
 

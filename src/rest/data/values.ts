@@ -43,9 +43,26 @@ export function pythonFloatRepr(v: number): string {
   return `${sign}${int}.${frac === '' ? '0' : frac}`;
 }
 
-/** Two-digit texts 00..99 and three-digit texts 000..999 (datetime parts without padStart). */
-const TWO_DIGITS: readonly string[] = Object.freeze(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')));
-const THREE_DIGITS: readonly string[] = Object.freeze(
+/**
+ * The texts `00` .. `99`: datetime parts without `padStart` (shared with the
+ * fields' datetime output).
+ * @example
+ * ```ts
+ * TWO_DIGITS[7]; // '07'
+ * ```
+ */
+export const TWO_DIGITS: readonly string[] = Object.freeze(
+  Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')),
+);
+
+/**
+ * The texts `000` .. `999` (milliseconds).
+ * @example
+ * ```ts
+ * THREE_DIGITS[37]; // '037'
+ * ```
+ */
+export const THREE_DIGITS: readonly string[] = Object.freeze(
   Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')),
 );
 /** 1000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z: four-digit years. */

@@ -28,9 +28,19 @@
  * Each workload gets a 1 s warm-up, then a measured run of `--duration` s.
  * Reported: requests/s, p99 latency, and the server's CPU time per request
  * (utime + stime of the server process from /proc/PID/stat before and after
- * the measured run, divided by the requests wrk completed). Then the ratios
- * against the targets: EventHttp / raw node:net requests/s >= 0.9x
- * keep-alive and >= 0.5x pipelined; EventHttp's p99 lower than node:http's.
+ * the measured run, divided by the requests wrk completed).
+ *
+ * 3. keep-alive at an equal offered load (when EventHttp and node:http both
+ *    run): wrk measures each server at its own maximum, so their closed-loop
+ *    latencies come from different loads. bench/http-rate.c (compiled now;
+ *    see bench/http-rate.ts) then offers both servers the same requests per
+ *    second, `--rate-fraction` (default 0.75) of node:http's closed-loop
+ *    maximum or `--rate N`, over the same 64 connections, and measures each
+ *    request from the moment it was due. `--no-rate` skips it.
+ *
+ * Then the ratios against the targets: EventHttp / raw node:net requests/s
+ * >= 0.9x keep-alive and >= 0.5x pipelined; EventHttp's keep-alive p99 at
+ * the equal load, and its pipelined p99, lower than node:http's.
  *
  * EventHttp runs from a tsc build of src/ (`.tmp/bench-dist`, built at the
  * start: the code as the package ships it); `--tsx` runs the sources
@@ -57,6 +67,7 @@ import {
   useTsx,
   type WorkloadResult,
 } from './lib.js';
+import { compileRateClient, equalLoadRate, runRateClient, type RateResult } from './http-rate.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -72,6 +83,8 @@ const HOST = '127.0.0.1';
 const BODY = 'Hello, World!';
 /** Issue 16's targets: EventHttp's requests/s against the raw node:net server's, in the same run. */
 const TARGET = { keepAlive: 0.9, pipelined: 0.5 };
+/** The equal-load run offers this share of node:http's closed-loop keep-alive maximum. */
+const RATE_FRACTION = 0.75;
 
 type Kind = 'eventide' | 'node' | 'raw';
 const KINDS: Kind[] = ['eventide', 'node', 'raw'];
@@ -351,6 +364,43 @@ async function measure(env: Env, kind: Kind, modes: Mode[]): Promise<Row[]> {
   return rows;
 }
 
+interface RateRow {
+  kind: Kind;
+  result: RateResult;
+  /** Share of one CPU the server used during the run (warm-up included). */
+  serverLoad: number;
+}
+
+/** One server at a fixed offered load (after a 1 s closed-loop warm-up for its JIT). */
+async function measureAtRate(env: Env, kind: Kind, bin: string, rate: number): Promise<RateRow> {
+  const s = await startServer(env, kind);
+  try {
+    await runWrk(env, s.port, 'keep-alive', 1);
+    const pid = s.child.pid as number;
+    const t0 = performance.now();
+    const c0 = cpuSeconds(pid, env.tck);
+    const result = await runRateClient(bin, {
+      host: HOST,
+      port: s.port,
+      connections: env.connections,
+      rate,
+      warmupSeconds: 1,
+      seconds: env.duration,
+      timeoutSeconds: 10,
+      path: '/',
+      pin: env.pin,
+    });
+    const c1 = cpuSeconds(pid, env.tck);
+    const serverLoad = (c1 - c0) / ((performance.now() - t0) / 1000);
+    process.stderr.write(
+      `  ${LABEL[kind].padEnd(13)} ${`${rate.toLocaleString('en-US')} req/s offered`.padEnd(24)} p99 ${fmtUs(result.p99)}\n`,
+    );
+    return { kind, result, serverLoad };
+  } finally {
+    await stopServer(s);
+  }
+}
+
 function fmtCpu(us: number): string {
   return Number.isFinite(us) ? `${us.toFixed(2)} µs` : 'n/a';
 }
@@ -553,13 +603,82 @@ async function main(): Promise<void> {
         `  req/s              keep-alive ${(ek.rps / nk.rps).toFixed(2)}x, pipelined ${(ep.rps / np.rps).toFixed(2)}x (no target)`,
       );
       console.log(
-        `  keep-alive p99     ${fmtUs(ek.p99)} vs ${fmtUs(nk.p99)}   (target: lower: ${mark(ek.p99 < nk.p99)})`,
+        process.argv.includes('--no-rate')
+          ? `  keep-alive p99     ${fmtUs(ek.p99)} vs ${fmtUs(nk.p99)}   (target: lower: ${mark(ek.p99 < nk.p99)})`
+          : `  keep-alive p99     ${fmtUs(ek.p99)} vs ${fmtUs(nk.p99)}   (closed loop, each at its own maximum; the target is judged at an equal load, below)`,
       );
       console.log(
         `  pipelined p99      ${fmtUs(ep.p99)} vs ${fmtUs(np.p99)}   (target: lower: ${mark(ep.p99 < np.p99)})`,
       );
       console.log(
         `  CPU per request    keep-alive ${(ek.cpu / nk.cpu).toFixed(2)}x, pipelined ${(ep.cpu / np.cpu).toFixed(2)}x (lower is better)`,
+      );
+    }
+    // Latency at an equal offered load: each server gets the same requests per second.
+    const rateBin = nk !== null && ek !== null && !process.argv.includes('--no-rate') ? compileRateClient(dir) : null;
+    const rate =
+      nk === null
+        ? Number.NaN
+        : Number(argValue('--rate') ?? equalLoadRate(nk.rps, Number(argValue('--rate-fraction') ?? RATE_FRACTION)));
+    const rateRows: RateRow[] = [];
+    if (rateBin !== null) {
+      process.stderr.write(`equal load: ${rate.toLocaleString('en-US')} req/s offered to each server\n`);
+      for (let r = 0; r < rounds; r++) {
+        const order: Kind[] = r % 2 === 0 ? ['eventide', 'node'] : ['node', 'eventide'];
+        for (const kind of order) rateRows.push(await measureAtRate(env, kind, rateBin, rate));
+      }
+    } else if (nk !== null && ek !== null && !process.argv.includes('--no-rate')) {
+      console.log('\n(no C compiler: the equal-load latency run was skipped)');
+    }
+    const rateAgg = (kind: Kind): (RateResult & { load: number }) | null => {
+      const rs = rateRows.filter((x) => x.kind === kind);
+      if (rs.length === 0) return null;
+      const m = (f: (x: RateRow) => number): number => median(rs.map(f));
+      return {
+        offered: rate,
+        requests: m((x) => x.result.requests),
+        seconds: m((x) => x.result.seconds),
+        achieved: m((x) => x.result.achieved),
+        p50: m((x) => x.result.p50),
+        p90: m((x) => x.result.p90),
+        p99: m((x) => x.result.p99),
+        p999: m((x) => x.result.p999),
+        max: m((x) => x.result.max),
+        overOneSecond: Math.max(...rs.map((x) => x.result.overOneSecond)),
+        lateSends: Math.max(...rs.map((x) => x.result.lateSends)),
+        load: m((x) => x.serverLoad),
+      };
+    };
+    const er = rateAgg('eventide');
+    const nr = rateAgg('node');
+    const rateNotes: string[] = [];
+    if (er !== null && nr !== null && nk !== null) {
+      console.log('');
+      console.log(
+        `Keep-alive at an equal offered load: ${rate.toLocaleString('en-US')} req/s to each server (${((rate / nk.rps) * 100).toFixed(0)}% of node:http's maximum above), ${env.connections} connections, one request in flight on each; latency from the moment each request was due (bench/http-rate.c)`,
+      );
+      console.log('| server | answered req/s | p50 | p90 | p99 | p99.9 | max | server CPU use | late sends |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+      for (const [kind, a] of [
+        ['eventide', er],
+        ['node', nr],
+      ] as const)
+        console.log(
+          `| ${LABEL[kind]} | ${Math.round(a.achieved).toLocaleString('en-US')} | ${fmtUs(a.p50)} | ${fmtUs(a.p90)} | ${fmtUs(a.p99)} | ${fmtUs(a.p999)} | ${fmtUs(a.max)} | ${Math.round(a.load * 100)}% | ${a.lateSends} |`,
+        );
+      console.log(
+        `  keep-alive p99 at equal load   ${fmtUs(er.p99)} vs ${fmtUs(nr.p99)}   (target: lower: ${mark(er.p99 < nr.p99)})`,
+      );
+      const ev = rateRows.filter((x) => x.kind === 'eventide').map((x) => x.result.p99);
+      const nd = rateRows.filter((x) => x.kind === 'node').map((x) => x.result.p99);
+      if (ev.length > 1) {
+        const lower = ev.filter((v, i) => v < (nd[i] as number)).length;
+        const line = `keep-alive p99 at ${rate.toLocaleString('en-US')} req/s by round: ${LABEL.eventide} ${ev.map(fmtUs).join(' / ')}, ${LABEL.node} ${nd.map(fmtUs).join(' / ')} (${LABEL.eventide} lower in ${lower} of ${ev.length})`;
+        console.log(`  ${line}`);
+        rateNotes.push(line);
+      }
+      rateNotes.push(
+        `equal load: ${rate.toLocaleString('en-US')} req/s offered to each server over ${env.connections} connections by bench/http-rate.c (${((rate / nk.rps) * 100).toFixed(0)}% of node:http's closed-loop maximum), ${duration} s after a 1 s warm-up; server CPU use ${Math.round(er.load * 100)}% (eventide) and ${Math.round(nr.load * 100)}% (node:http)`,
       );
     }
     const results: WorkloadResult[] = [];
@@ -582,13 +701,26 @@ async function main(): Promise<void> {
       });
       results.push(workload(`${mode} server CPU per request`, 'µs', ev.cpu, cpuPeers, null, false));
       const np99 = agg('node', mode);
+      // keep-alive: the target is judged at an equal load when that run was made (see the module comment)
+      const closedLoopTarget = mode === 'pipelined' || er === null;
       if (np99 !== null)
         results.push(
           workload(
-            `${mode} p99 latency`,
+            mode === 'keep-alive' ? 'keep-alive p99, closed loop' : `${mode} p99 latency`,
             'µs',
             ev.p99,
             [{ name: LABEL.node, value: np99.p99 }],
+            closedLoopTarget ? { peer: LABEL.node, op: '<=', value: 1 } : null,
+            false,
+          ),
+        );
+      if (mode === 'keep-alive' && er !== null && nr !== null)
+        results.push(
+          workload(
+            'keep-alive p99 at equal load',
+            'µs',
+            er.p99,
+            [{ name: LABEL.node, value: nr.p99 }],
             { peer: LABEL.node, op: '<=', value: 1 },
             false,
           ),
@@ -619,6 +751,7 @@ async function main(): Promise<void> {
       notes: [
         `wrk -t1 -c${env.connections} -d${duration}s, medians of ${rounds} round(s)`,
         ...byRound,
+        ...rateNotes,
         ...(worst > 0.1 ? [`disturbed: other processes used up to ${Math.round(worst * 100)}% of a CPU`] : []),
       ],
     });

@@ -1,0 +1,136 @@
+/**
+ * bench/http-rate.c and bench/http-rate.ts: the constant-rate client of the
+ * equal-load latency run. Against node:http servers on 127.0.0.1 (port 0):
+ * the offered load is exact, a server stall shows in the latency of every
+ * request due during it (measured from when it was due, not when it left),
+ * and bad replies are errors.
+ */
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import {
+  compileRateClient,
+  equalLoadRate,
+  parseRateOutput,
+  runRateClient,
+  type RateOptions,
+} from '../../bench/http-rate.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'eventide-http-rate-test-'));
+let bin: string | null = null;
+
+before(() => {
+  bin = compileRateClient(dir);
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+async function serve(handler: RequestListener): Promise<{ server: Server; port: number }> {
+  const server = createServer(handler);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+async function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  server.close();
+  await once(server, 'close');
+}
+
+function options(port: number, over: Partial<RateOptions> = {}): RateOptions {
+  return {
+    host: '127.0.0.1',
+    port,
+    connections: 8,
+    rate: 2000,
+    warmupSeconds: 0.2,
+    seconds: 1,
+    timeoutSeconds: 5,
+    path: '/',
+    pin: false,
+    ...over,
+  };
+}
+
+const ok: RequestListener = (_req, res) => {
+  res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' });
+  res.end('ok');
+};
+
+test('parseRateOutput reads the result line and turns a failure into an error', () => {
+  const r = parseRateOutput(
+    'noise\n{"ok":true,"offered":1000,"requests":1000,"seconds":1.000,"achieved":1000,"p50":40,"p90":50,"p99":90,"p999":300,"max":700,"overOneSecond":0,"lateSends":2}\n',
+  );
+  assert.equal(r.requests, 1000);
+  assert.equal(r.p99, 90);
+  assert.equal(r.lateSends, 2);
+  assert.throws(() => parseRateOutput('{"ok":false,"error":"connect: Connection refused"}'), /Connection refused/);
+  assert.throws(() => parseRateOutput(''), /printed no result/);
+});
+
+test('equalLoadRate: a share of the peer maximum, rounded down to a thousand, at least 1,000', () => {
+  assert.equal(equalLoadRate(80_900, 0.75), 60_000);
+  assert.equal(equalLoadRate(81_400, 0.75), 61_000);
+  assert.equal(equalLoadRate(900, 0.5), 1000);
+});
+
+test('offers exactly the rate asked for, every request answered', async (t) => {
+  if (bin === null) return t.skip('no C compiler');
+  const { server, port } = await serve(ok);
+  try {
+    const r = await runRateClient(bin, options(port));
+    assert.equal(r.requests, 2000); // due in the 1 s window at 2,000/s
+    assert.equal(r.achieved, 2000);
+    assert.ok(r.p50 <= r.p90 && r.p90 <= r.p99 && r.p99 <= r.p999 && r.p999 <= r.max, JSON.stringify(r));
+    assert.equal(r.overOneSecond, 0);
+  } finally {
+    await close(server);
+  }
+});
+
+test('a stall of the server counts for every request due during it (no coordinated omission)', async (t) => {
+  if (bin === null) return t.skip('no C compiler');
+  let n = 0;
+  const { server, port } = await serve((req, res) => {
+    // 0.2 s warm-up (400 requests) + 0.3 s: the event loop blocks for 300 ms once
+    if (++n === 1000) {
+      const end = performance.now() + 300;
+      while (performance.now() < end);
+    }
+    ok(req, res);
+  });
+  try {
+    const r = await runRateClient(bin, options(port));
+    assert.equal(r.requests, 2000);
+    assert.ok(r.max >= 250_000, `max ${r.max} µs`);
+    // about 600 requests were due during the stall, half of them 150 ms or more before it ended;
+    // measured from when they left, only the 8 in flight would have been slow
+    assert.ok(r.p90 >= 50_000, `p90 ${r.p90} µs`);
+  } finally {
+    await close(server);
+  }
+});
+
+test('a reply other than 200, and a connection the server closes, are errors', async (t) => {
+  if (bin === null) return t.skip('no C compiler');
+  const notFound = await serve((_req, res) => {
+    res.writeHead(404, { 'Content-Length': '0' });
+    res.end();
+  });
+  try {
+    await assert.rejects(runRateClient(bin, options(notFound.port, { seconds: 0.2 })), /not a 200/);
+  } finally {
+    await close(notFound.server);
+  }
+  const closing = await serve((_req, res) => res.socket?.destroy());
+  try {
+    await assert.rejects(runRateClient(bin, options(closing.port, { seconds: 0.2 })), /closed by the server/);
+  } finally {
+    await close(closing.server);
+  }
+});

@@ -17,6 +17,9 @@
  *                                                   function's own instructions, at the cost of calls)
  *   npx tsx bench/instructions.ts --requests 1000  (measured requests per connection; default 1000
  *                                                   keep-alive, 200 batches pipelined)
+ *   npx tsx bench/instructions.ts --connections 1  (client connections, default 16; with one, every
+ *                                                   request is a loop turn of its own: the per-turn
+ *                                                   costs a lightly loaded server pays per request)
  *
  * `--mode echo` (not in the default set) counts a ping-pong round trip of a
  * 64-byte message instead: examples/echo-server.ts (from the tsc build, as
@@ -34,10 +37,10 @@
  * warm-up and 200 measured per connection): a request costs about 30 times
  * a hello world.
  *
- * 16 connections from a Node.js client in this process (not counted: only
+ * 16 connections (`--connections`) from a Node.js client in this process (not counted: only
  * the server runs under valgrind); pipelined: batches of 16 requests in one
  * write. The warm-up (1,500 requests per connection keep-alive, 400 batches
- * pipelined) lets the JIT settle; instrumentation is switched on and off
+ * pipelined, for 16 connections: scaled up for fewer) lets the JIT settle; instrumentation is switched on and off
  * with `callgrind_control -i`. Everything listens on 127.0.0.1 only and every
  * phase is bounded in count and time. Needs valgrind; prints the counts and
  * writes nothing.
@@ -56,7 +59,8 @@ import { addSelfCosts, readPerfMap } from './callgrind-annotate.js';
 type Kind = 'eventide' | 'raw';
 type Mode = 'keep-alive' | 'pipelined' | 'echo' | 'cursor';
 
-const CONNECTIONS = 16;
+/** Client connections (`--connections N`): with 1, every request is a turn of the server's loop of its own. */
+const CONNECTIONS = Math.max(1, Math.min(256, Number(argValue('--connections') ?? 16) || 16));
 const PIPELINE = 16;
 const BODY = 'Hello, World!';
 const REQUEST = 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: bench\r\n\r\n';
@@ -345,7 +349,8 @@ async function measure(
   annotate: number,
   nodeFlags: string[],
 ): Promise<number> {
-  const warm = mode === 'pipelined' ? 400 : mode === 'cursor' ? 300 : 1500;
+  // per connection, for 16 of them: fewer connections warm up longer (the JIT counts calls, not connections)
+  const warm = Math.ceil(((mode === 'pipelined' ? 400 : mode === 'cursor' ? 300 : 1500) * 16) / CONNECTIONS);
   const prefix = `cg.${kind}.${mode}`;
   const { child, port } = await startUnderValgrind(
     await serverArgs(dist, script, kind, mode),

@@ -33,9 +33,16 @@ export interface TurnMember {
  * ```
  */
 export class Turn {
-  static #queue: TurnMember[] = [];
-  /** The other queue, empty: the two swap every turn (no new array per turn). */
-  static #spare: TurnMember[] = [];
+  /**
+   * The members queued in this turn: `#queue[0 .. #count)`. The array keeps its
+   * length between turns (flushed slots hold null): emptying it by `length = 0`
+   * would drop its backing store, and the next turn's first push would allocate
+   * a new one.
+   */
+  static #queue: (TurnMember | null)[] = [];
+  static #count = 0;
+  /** The other queue (its count is 0): the two swap every turn, so a flush can queue for the next one. */
+  static #spare: (TurnMember | null)[] = [];
   static #armed = false;
   /**
    * The monotonic clock of this turn (ms, 0: not read yet), read once per
@@ -60,14 +67,13 @@ export class Turn {
 
   /** Queues `b` for this turn's flush (once per turn: the caller keeps a flag). */
   static queue(b: TurnMember): void {
-    Turn.#queue.push(b);
+    Turn.#queue[Turn.#count++] = b;
     Turn.#arm();
   }
 
   /** Whether `b` is the only bufferevent queued in this turn. */
   static isOnly(b: TurnMember): boolean {
-    const q = Turn.#queue;
-    return q.length === 1 && q[0] === b;
+    return Turn.#count === 1 && Turn.#queue[0] === b;
   }
 
   static #arm(): void {
@@ -80,10 +86,17 @@ export class Turn {
   static #flushAll = (): void => {
     Turn.#armed = false;
     const queue = Turn.#queue;
+    const n = Turn.#count;
+    // Swapped before the members run: what they queue goes to the next turn (and a member that
+    // throws leaves both queues usable).
     Turn.#queue = Turn.#spare;
-    for (let i = 0; i < queue.length; i++) queue[i]!.flushQueued();
-    queue.length = 0;
     Turn.#spare = queue;
+    Turn.#count = 0;
+    for (let i = 0; i < n; i++) {
+      const b = queue[i]!;
+      queue[i] = null; // a freed connection is not kept alive by the queue
+      b.flushQueued();
+    }
     Turn.#clock = 0;
   };
 }

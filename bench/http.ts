@@ -678,7 +678,7 @@ async function main(): Promise<void> {
         rateNotes.push(line);
       }
       rateNotes.push(
-        `equal load: ${rate.toLocaleString('en-US')} req/s offered to each server over ${env.connections} connections by bench/http-rate.c (${((rate / nk.rps) * 100).toFixed(0)}% of node:http's closed-loop maximum), ${duration} s after a 1 s warm-up; server CPU use ${Math.round(er.load * 100)}% (eventide) and ${Math.round(nr.load * 100)}% (node:http)`,
+        `equal load: ${rate.toLocaleString('en-US')} req/s to each server (${((rate / nk.rps) * 100).toFixed(0)}% of node:http's maximum), bench/http-rate.c, ${env.connections} connections, ${duration} s; CPU use ${Math.round(er.load * 100)}% / ${Math.round(nr.load * 100)}%`,
       );
     }
     const results: WorkloadResult[] = [];

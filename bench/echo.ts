@@ -9,8 +9,12 @@
  *   npx tsx bench/echo.ts --profile       (eventide server only, under
  *                                          `node --cpu-prof`; prints where its time goes)
  *   npx tsx bench/echo.ts --node-client   (use the Node.js load client even if a C compiler exists)
- *   npx tsx bench/echo.ts --tsx           (run the example's TypeScript source through tsx instead
+ *   npx tsx bench/echo.ts --tsx           (run both servers' TypeScript sources through tsx instead
  *                                          of the tsc build in .tmp/bench-dist that is made at the start)
+ *
+ * Servers: examples/echo-server.ts and bench/peers/echo-net.ts (the peer),
+ * both from the tsc build made at the start (`--tsx`: both through tsx), so
+ * neither carries tsx's module loader thread.
  *
  * Placement: each server runs in its own child process pinned to CPU 0
  * (`taskset -c 0`), the load client in another child process pinned to
@@ -64,22 +68,6 @@ interface ClientResult {
 }
 
 // ====================================================================== roles
-
-/** The peer: node:net with `socket.pipe(socket)`. Stops on SIGTERM/SIGINT. */
-function netServer(port: number): void {
-  const server = createServer((s) => {
-    s.on('error', () => s.destroy());
-    s.pipe(s);
-  });
-  server.listen(port, HOST, () => process.stderr.write(`Listening on ${HOST}:${port}\n`));
-  server.on('error', (e) => {
-    process.stderr.write(`${e.message}\n`);
-    process.exit(1);
-  });
-  const stop = (): void => process.exit(0);
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-}
 
 /** Node.js load client, same arguments and output as bench/echo-client.c (byte count checked, not contents). */
 async function nodeClient(a: string[]): Promise<ClientResult> {
@@ -265,7 +253,9 @@ async function startServer(name: Server['name'], nodeArgs: string[], dist: strin
         ? dist !== null
           ? [join(dist, 'examples', 'echo-server.js'), String(port), '--host', '127.0.0.1']
           : ['--import', 'tsx', 'examples/echo-server.ts', String(port), '--host', '127.0.0.1']
-        : ['--import', 'tsx', 'bench/echo.ts', '--role', 'net-server', String(port)];
+        : dist !== null
+          ? [join(dist, 'bench', 'peers', 'echo-net.js'), String(port)]
+          : ['--import', 'tsx', 'bench/peers/echo-net.ts', String(port)];
     const [cmd, args] = pinned(0, process.execPath, [...nodeArgs, ...script]);
     const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
@@ -507,9 +497,7 @@ async function main(): Promise<void> {
 // ====================================================================== entry
 
 const role = argValue('--role');
-if (role === 'net-server') {
-  netServer(Number(process.argv[process.argv.indexOf('--role') + 2]));
-} else if (role === 'client') {
+if (role === 'client') {
   const a = process.argv.slice(process.argv.indexOf('--role') + 2);
   nodeClient(a).then(
     (r) => process.stdout.write(`${JSON.stringify(r)}\n`),

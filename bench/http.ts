@@ -42,9 +42,10 @@
  * >= 0.9x keep-alive and >= 0.5x pipelined; EventHttp's keep-alive p99 at
  * the equal load, and its pipelined p99, lower than node:http's.
  *
- * EventHttp runs from a tsc build of src/ (`.tmp/bench-dist`, built at the
- * start: the code as the package ships it); `--tsx` runs the sources
- * through tsx instead.
+ * The servers are bench/peers/hello-servers.ts, each in its own process,
+ * run from a tsc build (`.tmp/bench-dist`, made at the start: EventHttp as
+ * the package ships it, and no server carrying tsx's module loader thread);
+ * `--tsx` runs the sources through tsx instead.
  *
  * The results (medians, ratios, targets, the machine and the command) are
  * also written to bench/results/http.json (`--json FILE` elsewhere,
@@ -71,14 +72,13 @@ import { compileRateClient, equalLoadRate, runRateClient, type RateResult } from
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
-import { createServer as createNetServer, type Socket } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
+const SERVERS = join(ROOT, 'bench', 'peers', 'hello-servers.ts');
 const HOST = '127.0.0.1';
 const BODY = 'Hello, World!';
 /** Issue 16's targets: EventHttp's requests/s against the raw node:net server's, in the same run. */
@@ -89,117 +89,6 @@ const RATE_FRACTION = 0.75;
 type Kind = 'eventide' | 'node' | 'raw';
 const KINDS: Kind[] = ['eventide', 'node', 'raw'];
 const LABEL: Record<Kind, string> = { eventide: 'EventHttp', node: 'node:http', raw: 'raw node:net' };
-
-// ====================================================================== servers (child role)
-
-function listening(port: number): void {
-  process.stderr.write(`Listening on ${HOST}:${port}\n`);
-}
-
-function stopOnSignal(): void {
-  // process.exit() also lets `--cpu-prof` write its profile
-  const stop = (): void => process.exit(0);
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-}
-
-async function eventideServer(): Promise<void> {
-  // the tsc build (`--dist DIR`, the default) or the sources through tsx (`--tsx`)
-  const dist = argValue('--dist');
-  const from = (m: string): string =>
-    dist === undefined ? `../src/${m}.js` : pathToFileURL(join(dist, 'src', `${m}.js`)).href;
-  const { EventBase } = (await import(from('event/base'))) as typeof import('../src/event/base.js');
-  const { EventBuffer } = (await import(from('event/buffer'))) as typeof import('../src/event/buffer.js');
-  const { EventHttp } = (await import(from('http/server'))) as typeof import('../src/http/server.js');
-  const { EventHttpRequest } = (await import(from('http/request'))) as typeof import('../src/http/request.js');
-  const base = new EventBase();
-  const http = new EventHttp(base);
-  http.setCallback('/', (req) => {
-    req.addHeader('Content-Type', 'text/plain', EventHttpRequest.OUTPUT_HEADER);
-    const buf = new EventBuffer();
-    buf.add(BODY);
-    req.sendReply(200, 'OK', buf);
-  });
-  if (!http.bind(HOST, 0)) throw new Error('bind failed');
-  stopOnSignal();
-  listening(http.getBoundPorts()[0] as number);
-  await base.dispatch();
-}
-
-function nodeServer(): void {
-  const server = createHttpServer((_req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '13' });
-    res.end(BODY);
-  });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, HOST, () => listening((server.address() as { port: number }).port));
-  stopOnSignal();
-}
-
-const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
-
-/**
- * Counts complete request heads (`\r\n\r\n`) in a stream of chunks, also
- * when the terminator is split across reads. (GET requests: no bodies.)
- */
-export class HeadCounter {
-  /** Bytes of `\r\n\r\n` matched at the end of the previous chunk (0-3). */
-  private st = 0;
-
-  count(d: Buffer): number {
-    let n = 0;
-    let pos = 0;
-    if (this.st > 0) {
-      let k = this.st;
-      let i = 0;
-      while (k < 4 && i < d.length && d[i] === CRLFCRLF[k]) {
-        k++;
-        i++;
-      }
-      if (k === 4) {
-        n++;
-        pos = i;
-      } else if (i === d.length) {
-        this.st = k;
-        return 0;
-      }
-      this.st = 0;
-    }
-    for (;;) {
-      const j = d.indexOf(CRLFCRLF, pos);
-      if (j < 0) break;
-      n++;
-      pos = j + 4;
-    }
-    const len = d.length;
-    for (let k = Math.min(3, len - pos); k > 0; k--) {
-      if (d.compare(CRLFCRLF, 0, k, len - k, len) === 0) {
-        this.st = k;
-        break;
-      }
-    }
-    return n;
-  }
-}
-
-function rawServer(): void {
-  const one = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\n${BODY}`, 'latin1');
-  const cache: Buffer[] = [];
-  const reply = (n: number): Buffer => {
-    if (n < 64) return (cache[n] ??= Buffer.concat(Array.from({ length: n }, () => one)));
-    return Buffer.concat(Array.from({ length: n }, () => one));
-  };
-  const server = createNetServer({ noDelay: true }, (s: Socket) => {
-    const counter = new HeadCounter();
-    s.on('error', () => s.destroy());
-    s.on('data', (d: Buffer) => {
-      const n = counter.count(d);
-      if (n > 0) s.write(reply(n));
-    });
-  });
-  server.listen(0, HOST, () => listening((server.address() as { port: number }).port));
-  stopOnSignal();
-}
 
 // ====================================================================== driver
 
@@ -288,17 +177,10 @@ interface Started {
 }
 
 async function startServer(env: Env, kind: Kind, nodeArgs: string[] = []): Promise<Started> {
-  const [cmd, args] = pinned(env.pin, 0, process.execPath, [
-    ...nodeArgs,
-    '--import',
-    'tsx',
-    SELF,
-    '--role',
-    'server',
-    '--kind',
-    kind,
-    ...(env.dist === null ? [] : ['--dist', env.dist]),
-  ]);
+  // the tsc build of bench/peers/hello-servers.ts (no tsx loader thread in the server), or its source through tsx
+  const script =
+    env.dist === null ? ['--import', 'tsx', SERVERS] : [join(env.dist, 'bench', 'peers', 'hello-servers.js')];
+  const [cmd, args] = pinned(env.pin, 0, process.execPath, [...nodeArgs, ...script, '--kind', kind]);
   const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'pipe'] });
   let err = '';
   const port = await new Promise<number>((resolve, reject) => {
@@ -762,22 +644,7 @@ async function main(): Promise<void> {
 
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === SELF;
 
-if (!isMain) {
-  // imported (for HeadCounter): run nothing
-} else if (process.argv.includes('--role')) {
-  const kind = argValue('--kind') as Kind;
-  if (kind === 'eventide') {
-    eventideServer().catch((err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    });
-  } else if (kind === 'node') nodeServer();
-  else if (kind === 'raw') rawServer();
-  else {
-    console.error(`unknown --kind ${String(kind)}`);
-    process.exit(2);
-  }
-} else {
+if (isMain) {
   main().catch((err: unknown) => {
     console.error(err);
     process.exit(1);

@@ -44,6 +44,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -121,6 +122,28 @@ static long reply_length(const char *buf, size_t n) {
   return head + (size_t)body <= n ? (long)(head + (size_t)body) : 0;
 }
 
+/*
+ * epoll_pwait2 (Linux 5.11) through syscall(2), so that an older C library
+ * still compiles this file; -1 with ENOSYS where the kernel or its headers
+ * lack it (the caller then waits in milliseconds and spins the rest).
+ */
+static int wait_precise(int ep, struct epoll_event *evs, int max, int64_t ns) {
+#ifdef SYS_epoll_pwait2
+  struct {
+    long long tv_sec;
+    long long tv_nsec;
+  } ts = {ns / 1000000000, ns % 1000000000};
+  return (int)syscall(SYS_epoll_pwait2, ep, evs, max, &ts, NULL, (size_t)0);
+#else
+  (void)ep;
+  (void)evs;
+  (void)max;
+  (void)ns;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
 int main(int argc, char **argv) {
   if (argc != 9) failmsg("usage: http-rate HOST PORT CONNS RATE WARMUP_S DURATION_S TIMEOUT_S PATH");
   const char *host = argv[1];
@@ -195,8 +218,7 @@ int main(int argc, char **argv) {
     if (wait_ns > 1000000000) wait_ns = 1000000000;
     int n;
     if (have_pwait2) {
-      struct timespec ts = {.tv_sec = wait_ns / 1000000000, .tv_nsec = wait_ns % 1000000000};
-      n = epoll_pwait2(ep, evs, 256, &ts, NULL);
+      n = wait_precise(ep, evs, 256, wait_ns);
       if (n < 0 && errno == ENOSYS) {
         have_pwait2 = 0;
         continue;

@@ -48,11 +48,11 @@
  * @module
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { argValue, buildForBench, have } from './lib.js';
 import { addSelfCosts, readPerfMap } from './callgrind-annotate.js';
 
@@ -73,54 +73,6 @@ const CURSOR_REQUEST = `GET ${CURSOR_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-A
 const CURSOR_DB = fileURLToPath(new URL('.data/items-1000000.sqlite3', import.meta.url));
 /** No phase may take longer (valgrind runs the server about 50 times slower). */
 const PHASE_TIMEOUT_MS = 10 * 60_000;
-
-/** The servers, as an ES module run by plain node under valgrind (no loader hooks in the process). */
-function serverModule(dist: string): string {
-  const from = (m: string): string => JSON.stringify(pathToFileURL(join(dist, 'src', `${m}.js`)).href);
-  return `
-const kind = process.argv[2];
-const echo = process.argv[3] === 'echo';
-const BODY = ${JSON.stringify(BODY)};
-process.on('SIGTERM', () => process.exit(0));
-if (echo) {
-  // bench/echo.ts's peer.
-  const net = await import('node:net');
-  const server = net.createServer({ noDelay: true }, (s) => {
-    s.on('error', () => s.destroy());
-    s.pipe(s);
-  });
-  server.listen(0, '127.0.0.1', () => console.log(server.address().port));
-} else if (kind === 'eventide') {
-  const { EventBase } = await import(${from('event/base')});
-  const { EventBuffer } = await import(${from('event/buffer')});
-  const { EventHttp } = await import(${from('http/server')});
-  const { EventHttpRequest } = await import(${from('http/request')});
-  const base = new EventBase();
-  const http = new EventHttp(base);
-  http.setCallback('/', (req) => {
-    req.addHeader('Content-Type', 'text/plain', EventHttpRequest.OUTPUT_HEADER);
-    const buf = new EventBuffer();
-    buf.add(BODY);
-    req.sendReply(200, 'OK', buf);
-  });
-  if (!http.bind('127.0.0.1', 0)) throw new Error('bind failed');
-  console.log(http.getBoundPorts()[0]);
-  await base.dispatch();
-} else {
-  const net = await import('node:net');
-  const one = Buffer.from('HTTP/1.1 200 OK\\r\\nContent-Type: text/plain\\r\\nContent-Length: 13\\r\\n\\r\\n' + BODY, 'latin1');
-  const server = net.createServer({ noDelay: true }, (s) => {
-    s.on('error', () => s.destroy());
-    s.on('data', (d) => {
-      let n = 0;
-      for (let p = d.indexOf('\\r\\n\\r\\n'); p >= 0; p = d.indexOf('\\r\\n\\r\\n', p + 4)) n++;
-      if (n > 0) s.write(n === 1 ? one : Buffer.concat(Array(n).fill(one)));
-    });
-  });
-  server.listen(0, '127.0.0.1', () => console.log(server.address().port));
-}
-`;
-}
 
 interface Started {
   child: ChildProcess;
@@ -328,10 +280,16 @@ async function freePort(): Promise<number> {
 }
 
 /** The server's command line (after `node`): the hello-world servers, the echo example, or the cursor page's two servers. */
-async function serverArgs(dist: string, script: string, kind: Kind, mode: Mode): Promise<string[]> {
-  if (mode === 'echo' && kind === 'eventide')
-    return [join(dist, 'examples', 'echo-server.js'), String(await freePort()), '--host', '127.0.0.1'];
-  if (mode !== 'cursor') return [script, kind, mode];
+/**
+ * The server of a mode, from the tsc build (plain node under valgrind, no loader hooks in the
+ * process): bench/http.ts's and bench/echo.ts's servers (bench/peers/), the demo API and the fastify peer.
+ */
+async function serverArgs(dist: string, kind: Kind, mode: Mode): Promise<string[]> {
+  if (mode === 'echo')
+    return kind === 'eventide'
+      ? [join(dist, 'examples', 'echo-server.js'), String(await freePort()), '--host', '127.0.0.1']
+      : [join(dist, 'bench', 'peers', 'echo-net.js'), String(await freePort())];
+  if (mode !== 'cursor') return [join(dist, 'bench', 'peers', 'hello-servers.js'), '--kind', kind];
   if (!existsSync(CURSOR_DB))
     throw new Error(`${CURSOR_DB} is missing: run \`npx tsx bench/pagination.ts --quick\` once (it makes it)`);
   return kind === 'eventide'
@@ -342,7 +300,6 @@ async function serverArgs(dist: string, script: string, kind: Kind, mode: Mode):
 async function measure(
   dist: string,
   dir: string,
-  script: string,
   kind: Kind,
   mode: Mode,
   requests: number,
@@ -353,7 +310,7 @@ async function measure(
   const warm = Math.ceil(((mode === 'pipelined' ? 400 : mode === 'cursor' ? 300 : 1500) * 16) / CONNECTIONS);
   const prefix = `cg.${kind}.${mode}`;
   const { child, port } = await startUnderValgrind(
-    await serverArgs(dist, script, kind, mode),
+    await serverArgs(dist, kind, mode),
     kind,
     join(dir, prefix),
     annotate > 0,
@@ -421,8 +378,6 @@ async function main(): Promise<void> {
   const annotate = process.argv.includes('--annotate') ? Number(argValue('--annotate') ?? 40) || 40 : 0;
   const dist = buildForBench();
   const dir = mkdtempSync(join(tmpdir(), 'eventide-instructions-'));
-  const script = join(dir, 'servers.mjs');
-  writeFileSync(script, serverModule(dist));
   try {
     console.log(
       `Server instructions per request (callgrind), ${modes.map(describe).join(', ')}, ${CONNECTIONS} connections, node ${process.version}`,
@@ -431,7 +386,7 @@ async function main(): Promise<void> {
       const requests = Number(argValue('--requests') ?? (mode === 'pipelined' || mode === 'cursor' ? 200 : 1000));
       const got = new Map<Kind, number>();
       for (const kind of kinds) {
-        const ir = await measure(dist, dir, script, kind, mode, requests, annotate, nodeFlags);
+        const ir = await measure(dist, dir, kind, mode, requests, annotate, nodeFlags);
         got.set(kind, ir);
         console.log(
           `  ${mode.padEnd(10)} ${kind.padEnd(8)} ${Math.round(ir).toLocaleString('en-US').padStart(8)} Ir/request`,

@@ -36,6 +36,8 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "client-util.h"
+
 #define WINDOW (4u << 20)
 #define RBUF (256u << 10)
 #define MAXCONN 1024
@@ -58,33 +60,6 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void fail(const char *what) {
-  printf("{\"ok\":false,\"error\":\"%s: %s\"}\n", what, strerror(errno));
-  fflush(stdout);
-  exit(1);
-}
-
-static void failmsg(const char *what) {
-  printf("{\"ok\":false,\"error\":\"%s\"}\n", what);
-  fflush(stdout);
-  exit(1);
-}
-
-static int connect_to(const char *host, int port) {
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons((uint16_t)port);
-  if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) failmsg("bad IPv4 address");
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) fail("socket");
-  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) fail("connect");
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  return fd;
 }
 
 static void set_events(int ep, conn_t *c, uint32_t ev) {

@@ -48,6 +48,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client-util.h"
+
 #define MAXCONN 1024
 #define RBUF 8192
 #define HIST_US 1000000 /* one bucket per microsecond up to 1 s; longer ones counted above */
@@ -67,33 +69,6 @@ static int64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void fail(const char *what) {
-  printf("{\"ok\":false,\"error\":\"%s: %s\"}\n", what, strerror(errno));
-  fflush(stdout);
-  exit(1);
-}
-
-static void failmsg(const char *what) {
-  printf("{\"ok\":false,\"error\":\"%s\"}\n", what);
-  fflush(stdout);
-  exit(1);
-}
-
-static int connect_to(const char *host, int port) {
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons((uint16_t)port);
-  if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) failmsg("bad IPv4 address");
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) fail("socket");
-  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) fail("connect");
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  return fd;
 }
 
 /*

@@ -44,7 +44,16 @@
  * also written to bench/results/echo.json (`--json FILE` elsewhere,
  * `--no-json` not at all); `npm run bench:report` draws them.
  */
-import { argValue, buildForBench, median, useTsx, workload, writeResults, type WorkloadResult } from './lib.js';
+import {
+  argValue,
+  buildForBench,
+  compileC,
+  median,
+  useTsx,
+  workload,
+  writeResults,
+  type WorkloadResult,
+} from './lib.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -331,17 +340,7 @@ function runClient(
 
 /** Compiles the C client into `dir`; null without a compiler. */
 function compileClient(dir: string): string | null {
-  const src = join(ROOT, 'bench', 'echo-client.c');
-  const out = join(dir, 'echo-client');
-  for (const cc of ['cc', 'gcc', 'clang']) {
-    try {
-      execFileSync(cc, ['-O2', '-o', out, src], { stdio: 'pipe', timeout: 60000 });
-      return out;
-    } catch {
-      // next compiler
-    }
-  }
-  return null;
+  return compileC(join(ROOT, 'bench', 'echo-client.c'), join(dir, 'echo-client'));
 }
 
 function fmt(n: number, digits = 0): string {

@@ -11,10 +11,10 @@
  * measures every request from the moment it was due: the latency a user of
  * a server with that much traffic sees.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pinned } from './lib.js';
+import { compileC, pinned } from './lib.js';
 
 const SOURCE = join(dirname(fileURLToPath(import.meta.url)), 'http-rate.c');
 
@@ -56,16 +56,7 @@ export interface RateOptions {
 
 /** Compiles bench/http-rate.c into `dir`; null without a C compiler. */
 export function compileRateClient(dir: string): string | null {
-  const out = join(dir, 'http-rate');
-  for (const cc of ['cc', 'gcc', 'clang']) {
-    try {
-      execFileSync(cc, ['-O2', '-o', out, SOURCE], { stdio: 'pipe', timeout: 60000 });
-      return out;
-    } catch {
-      // next compiler
-    }
-  }
-  return null;
+  return compileC(SOURCE, join(dir, 'http-rate'));
 }
 
 /** Reads the client's one line of JSON; throws with its error when it failed. */

@@ -77,6 +77,19 @@ export function parseWrkTotals(out: string): { requests: number; seconds: number
   return { requests, seconds, rps: requests / seconds, errors: errs.join('; ') };
 }
 
+/** Compiles one C file (`-O2`) into `out` with the first of cc, gcc and clang that works; null without one. */
+export function compileC(source: string, out: string): string | null {
+  for (const cc of ['cc', 'gcc', 'clang']) {
+    try {
+      execFileSync(cc, ['-O2', '-o', out, source], { stdio: 'pipe', timeout: 60000 });
+      return out;
+    } catch {
+      // next compiler
+    }
+  }
+  return null;
+}
+
 /** The median (NaN for no values). */
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { performance as perf } from 'node:perf_hooks'; // a module binding: the global `performance` is an accessor that global loads cannot cache
 
 /**
  * The timeout expired (`Event.TIMEOUT`): the first of the event-kind bits
@@ -42,7 +43,7 @@ export const ET = 32;
  * const deadline = now() + seconds * 1000;
  * ```
  */
-export const now = (): number => performance.now();
+export const now = (): number => perf.now();
 
 /**
  * The callback that does nothing: an unused `run` or `expire` of a handle,

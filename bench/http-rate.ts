@@ -25,7 +25,7 @@ export interface RateResult {
   /** Requests due in the measured window (all of them answered). */
   requests: number;
   seconds: number;
-  /** Requests answered per second of the window. */
+  /** Replies that came in the measured window, per second (below `offered` when the server fell behind). */
   achieved: number;
   p50: number;
   p90: number;

@@ -78,7 +78,7 @@ const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
  * Counts complete request heads (`\r\n\r\n`) in a stream of chunks, also
  * when the terminator is split across reads. (GET requests: no bodies.)
  */
-export class HeadCounter {
+class HeadCounter {
   /** Bytes of `\r\n\r\n` matched at the end of the previous chunk (0-3). */
   private st = 0;
 

@@ -87,8 +87,7 @@ export class Turn {
     Turn.#armed = false;
     const queue = Turn.#queue;
     const n = Turn.#count;
-    // Swapped before the members run: what they queue goes to the next turn (and a member that
-    // throws leaves both queues usable).
+    // Swapped before the members run: what they queue goes to the next turn.
     Turn.#queue = Turn.#spare;
     Turn.#spare = queue;
     Turn.#count = 0;

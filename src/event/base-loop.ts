@@ -22,6 +22,7 @@ import { warn } from './errors.js';
 import { Handle, TimerHeap } from './handle.js';
 import { Ring } from './ring.js';
 import { noop, now } from './shared.js';
+import { ReadLanding } from './socket-reads.js';
 
 /**
  * `EventBase.LOOP_ONCE`: run one iteration, then return. The first of the
@@ -88,6 +89,8 @@ export class LoopCore {
   #nodeTimerAt = Infinity;
   #immediate: NodeJS.Immediate | null = null;
   #keepAlive: NodeJS.Timeout | null = null;
+  /** The receive buffer this base lends to its plain sockets (socket-reads.ts). */
+  readonly #landing = new ReadLanding();
 
   /** @internal */
   constructor(noCacheTime: boolean, maxDispatch: MaxDispatch | null) {
@@ -108,6 +111,11 @@ export class LoopCore {
   /** Whether `free()` was called. @internal */
   get freed(): boolean {
     return this.#freed;
+  }
+
+  /** The receive buffer this base lends to the plain sockets of its bufferevents. @internal */
+  get readLanding(): ReadLanding {
+    return this.#landing;
   }
 
   /** Whether a loop is running. @internal */

@@ -1,9 +1,8 @@
 /**
- * The chunk storage of `EventBuffer` (the base class it extends): the deque
- * of chunks, its length and freeze state, the operations that add, take
- * and drain bytes without copying where they can, and the hot paths built
- * directly on them: `add`, `read`, `readLine`, `readLineBuffer`, `drain`,
- * and the bufferevents' `appendOwned` / `takeChunks`.
+ * The chunk storage of `EventBuffer` (the base class it extends): the deque of chunks, its
+ * length and freeze state, the operations that add, take and drain bytes without copying
+ * where they can, and the hot paths built on them: `add`, `read`, `readLine`,
+ * `readLineBuffer`, `drain`, and the bufferevents' `appendRead` / `takeChunks`.
  *
  * @module
  */
@@ -105,11 +104,9 @@ export class ChunkStore {
   }
 
   /**
-   * Appends a Buffer the caller hands over (for example bytes just read from
-   * a socket) as a chunk, without copying and without checking the freeze
-   * state: the owner of the buffer (a bufferevent) fills its input this way
-   * as libevent does internally. The caller must not modify `buf` afterwards;
-   * the buffer never writes into it.
+   * Appends a Buffer the caller hands over (bytes read from a socket) as a chunk, without
+   * copying or checking the freeze state, as libevent fills a bufferevent's input. The
+   * caller must not modify `buf` afterwards; the buffer never writes into it.
    *
    * @internal
    * @example
@@ -124,6 +121,12 @@ export class ChunkStore {
     this.#push(new Chunk(buf, 0, n, n, false));
     this.#len += n;
     this.#changed();
+  }
+
+  /** A read: copied when `lent` (the receive buffer the next read reuses), else owned. @internal */
+  appendRead(buf: Buffer, lent: boolean): void {
+    if (!lent) this.appendOwned(buf);
+    else if (buf.length > 0) this.appendCopy(buf, 0, buf.length);
   }
 
   /**

@@ -92,6 +92,8 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
   #holdFor: unknown = null;
   /** The bytes of the read whose callback runs, not yet in the input (`takeHeld`). */
   #held: Buffer | null = null;
+  /** Whether the read whose callback runs is lent (valid only until the callback returns). */
+  #heldLent = false;
   #flushScheduled = false;
   #refd = false;
   #dnsError = '';
@@ -330,7 +332,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
   handOver(): Buffer {
     this.#flush(true);
     const held = this.takeHeld();
-    if (held !== null) this.input.appendOwned(held);
+    if (held !== null) this.input.appendRead(held, this.#heldLent);
     const leftover = this.input.length > 0 ? Buffer.concat(this.input.takeChunks()) : Buffer.alloc(0);
     this.#transport?.handOver();
     this.#cancelAll();
@@ -374,7 +376,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
     this.#updateRef();
   }
 
-  data(chunk: Buffer): void {
+  data(chunk: Buffer, lent: boolean): void {
     const input = this.input;
     const cb = this.callbacks.readcb;
     if (
@@ -386,10 +388,10 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
       this.#highRead === 0 &&
       this.base.dispatching
     ) {
-      this.#dataHeld(chunk);
+      this.#dataHeld(chunk, lent);
       return;
     }
-    input.appendOwned(chunk);
+    this.input.appendRead(chunk, lent);
     if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead, Turn.clock());
     if (!this.base.dispatching && !this.#waitingForDispatch) {
       // Nothing calls back while the base is idle: stop reading until it dispatches again.
@@ -406,21 +408,22 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
   }
 
   /**
-   * A read for the callback of `holdReadsFor`, with nothing else waiting: the
-   * callback takes the bytes (`takeHeld`) instead of reading them back out of
-   * the input; what it leaves goes into the input when it returns.
+   * A read for the callback of `holdReadsFor`, with nothing else waiting: it takes the bytes
+   * (`takeHeld`) instead of reading them out of the input; what it leaves goes there after.
    */
-  #dataHeld(chunk: Buffer): void {
+  #dataHeld(chunk: Buffer, lent: boolean): void {
     if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead, Turn.clock());
     this.#held = chunk;
+    this.#heldLent = lent;
     try {
       this.callbacks.readNow();
     } finally {
       const rest = this.#held;
       if (rest !== null) {
         this.#held = null;
-        this.input.appendOwned(rest);
+        this.input.appendRead(rest, lent);
       }
+      this.#heldLent = false;
     }
   }
 
@@ -434,6 +437,11 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
     const b = this.#held;
     this.#held = null;
     return b;
+  }
+
+  /** Whether the bytes `takeHeld` returns are lent: valid until the read callback returns. */
+  get heldLent(): boolean {
+    return this.#heldLent;
   }
 
   /** How many bytes `takeHeld` would return. */

@@ -144,7 +144,7 @@ export class EventBufferEvent<A = unknown> {
       arg as A,
     );
     this.#core = core;
-    core.setTransport(new SocketTransport(core));
+    core.setTransport(new SocketTransport(core, base.readLanding));
     if (socket !== null) core.adopt(adoptSocket(socket));
   }
 
@@ -670,6 +670,11 @@ export class EventBufferEvent<A = unknown> {
   /** The bytes of the read whose callback runs that are not in `input` (once), or null. @internal */
   takeHeld(): Buffer | null {
     return this.#core.takeHeld();
+  }
+
+  /** Whether the bytes of {@link EventBufferEvent.takeHeld} are valid only until the callback returns. @internal */
+  get heldLent(): boolean {
+    return this.#core.heldLent;
   }
 
   /** How many bytes {@link EventBufferEvent.takeHeld} would return. @internal */

@@ -20,6 +20,7 @@ import { isInvalidName } from './dns-names.js';
 import type { EventDnsBase } from './dns.js';
 import { createEventError, warn } from './errors.js';
 import { noop } from './shared.js';
+import type { ReadLanding } from './socket-reads.js';
 import { setLastSocketError } from './util.js';
 import type { ConnectTarget, Transport, TransportHost, WriteResult } from './transport.js';
 
@@ -47,6 +48,10 @@ export class SocketTransport implements Transport {
   /** The stream bytes are read from and written to (the raw socket, or the TLS socket over it). */
   protected io: Socket | null = null;
   #reading = false;
+  /** The base's receive buffer, lent to a plain socket's reads (null: read as a stream). */
+  readonly #landing: ReadLanding | null;
+  /** The socket whose reads are lent (it never emits 'data'): the raw socket, or null. */
+  #lent: Socket | null = null;
   /** Waiting for the stream's 'drain'. */
   #drainWait = false;
   readonly #onConnect = (): void => this.socketConnected();
@@ -59,9 +64,14 @@ export class SocketTransport implements Transport {
     this.host.drained();
   };
 
-  constructor(host: TransportHost) {
+  /**
+   * A transport reporting to `host`; with `landing`, the reads of a plain
+   * socket are lent to it (socket-reads.ts) when they can be.
+   */
+  constructor(host: TransportHost, landing: ReadLanding | null = null) {
     this.host = host;
-    this.#onData = (chunk) => host.data(chunk);
+    this.#landing = landing;
+    this.#onData = (chunk) => host.data(chunk, false);
     this.#onEnd = () => host.end();
     this.#onError = (err) => host.error(err);
     this.#onClose = () => host.closed();
@@ -91,7 +101,14 @@ export class SocketTransport implements Transport {
   }
 
   connect(target: ConnectTarget, _servername: string | undefined): void {
-    const sock = new Socket({ allowHalfOpen: true });
+    const landing = this.#landing;
+    let sock: Socket;
+    if (landing !== null) {
+      sock = landing.connectingSocket((n, buf) => this.#lentRead(sock, n, buf));
+      this.#lent = sock;
+    } else {
+      sock = new Socket({ allowHalfOpen: true });
+    }
     this.raw = sock;
     this.attach(sock, true);
     sock.connect(target);
@@ -212,12 +229,34 @@ export class SocketTransport implements Transport {
   /** Makes `io` the stream: paused, its events reported. */
   protected attachIo(io: Socket): void {
     this.io = io;
-    if (io.readableFlowing !== false) io.pause();
+    const landing = this.#landing;
+    if (
+      io !== this.#lent &&
+      io === this.raw &&
+      landing !== null &&
+      landing.lend(io, (n, buf) => this.#lentRead(io, n, buf))
+    )
+      this.#lent = io;
+    if (io.readableFlowing !== false || io === this.#lent) io.pause(); // a lent socket's pause stops its handle reading
     this.#reading = false;
-    io.on('data', this.#onData);
+    if (io !== this.#lent) io.on('data', this.#onData);
     io.on('end', this.#onEnd);
     io.on('error', this.#onError);
     io.on('close', this.#onClose);
+  }
+
+  /**
+   * A lent read of `sock`: reported while it is this transport's stream.
+   * Once detached (freed without closing, handed over), its bytes go into
+   * the socket's own stream, copied, as Node would have pushed them, so
+   * whoever reads the socket next gets them.
+   */
+  #lentRead(sock: Socket, n: number, buf: Buffer): boolean {
+    if (this.io === sock) {
+      this.host.data(buf.subarray(0, n), true);
+      return true;
+    }
+    return sock.push(Buffer.from(buf.subarray(0, n)));
   }
 
   /** Stops reporting the stream's events; a late error is swallowed. */

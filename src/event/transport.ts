@@ -122,7 +122,7 @@ export interface Transport {
  *   handshaking: () => {},
  *   secured: () => console.log('TLS up'),
  *   handshakeFailed: (err) => console.error(err),
- *   data: (chunk) => input.appendOwned(chunk),
+ *   data: (chunk, lent) => input.appendRead(chunk, lent),
  *   received: (from) => input.addBuffer(from),
  *   end: () => console.log('EOF'),
  *   error: (err) => console.error(err),
@@ -140,8 +140,13 @@ export interface TransportHost {
   secured(): void;
   /** The TLS handshake or the peer's verification failed; the TLS socket is destroyed. */
   handshakeFailed(err: Error): void;
-  /** Bytes arrived from the stream; the host may keep `chunk` (nothing writes into it). */
-  data(chunk: Buffer): void;
+  /**
+   * Bytes arrived from the stream. With `lent` false the host may keep
+   * `chunk` (nothing writes into it); with `lent` true it is the base's
+   * receive buffer (socket-reads.ts), valid only until this call returns:
+   * the host copies what it keeps.
+   */
+  data(chunk: Buffer, lent: boolean): void;
   /** Bytes arrived from the other end of a pair: the host moves them out of `from`. */
   received(from: EventBuffer): void;
   /** The peer ended its side of the stream (end of file). */

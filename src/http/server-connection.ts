@@ -92,6 +92,10 @@ export class HttpServerConnection implements Exchange, HttpConnection {
   #head: RequestHead | null = null;
   #pending: Buffer | null = null;
   #pendingAt = 0;
+  /** `#pending` is a lent read (the base's receive buffer): copied before the read callback returns. */
+  #pendingLent = false;
+  /** The bytes being parsed are lent: a body handed out of them is copied. */
+  #parsingLent = false;
   #driving = false;
   #keepAlive = true;
   #chunked = 0; // 0 none, 1 chunked framing, 2 until close
@@ -158,8 +162,22 @@ export class HttpServerConnection implements Exchange, HttpConnection {
       if (this.bev.input.length + this.bev.heldLength >= PIPELINE_BACKLOG) this.bev.disable(READ);
       return;
     }
-    if (!this.#driving) this.#drive();
+    if (this.#driving) return;
+    try {
+      this.#drive();
+    } finally {
+      if (this.#pendingLent) this.#keepPending();
+    }
   };
+
+  /** Copies the unparsed rest of a lent read, which the next read overwrites (once per read, not per request). */
+  #keepPending(): void {
+    const p = this.#pending;
+    this.#pendingLent = false;
+    if (p === null) return;
+    this.#pending = Buffer.from(p.subarray(this.#pendingAt));
+    this.#pendingAt = 0;
+  }
 
   /** Feeds the backlog to the parser and runs complete requests, in order, one at a time. */
   #drive(): void {
@@ -176,10 +194,13 @@ export class HttpServerConnection implements Exchange, HttpConnection {
         }
         let buf = this.#pending;
         let at = this.#pendingAt;
+        let lent = this.#pendingLent;
         this.#pending = null;
+        this.#pendingLent = false;
         if (buf === null) {
           // The read being handled (never behind bytes in the input), or what the input holds.
           buf = this.bev.takeHeld();
+          lent = buf !== null && this.bev.heldLent;
           if (buf === null) {
             const input = this.bev.input;
             if (input.length === 0) break;
@@ -190,13 +211,16 @@ export class HttpServerConnection implements Exchange, HttpConnection {
         }
         // A new request starts: its whole head must arrive within the headers (and idle) timeout.
         if (this.parser.idle) this.deadline = this.http.deadlineAfter(this.http.headMs);
+        this.#parsingLent = lent;
         const n = this.parser.execute(buf, at);
+        this.#parsingLent = false;
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the parser's callbacks change #phase
         const phase = this.#phase as Phase;
         if (phase === Phase.Closed || this.#upgraded) return;
         if (n < buf.length && this.parser.error === null) {
           this.#pending = buf; // the rest of a pipelined batch, parsed from `n` on
           this.#pendingAt = n;
+          this.#pendingLent = lent;
         } else if (phase === Phase.Reading && this.parser.idle) {
           this.deadline = this.http.deadlineAfter(this.http.timeoutMs); // between requests: idle
         }
@@ -209,6 +233,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
       this.#fail(err, this.#req);
     } finally {
       this.#driving = false;
+      this.#parsingLent = false;
     }
   }
 
@@ -269,7 +294,9 @@ export class HttpServerConnection implements Exchange, HttpConnection {
 
   #onBody(chunk: Buffer): void {
     if (this.#phase !== Phase.Reading) return;
-    this.#req?.getInputBuffer().appendOwned(chunk);
+    const input = this.#req?.getInputBuffer();
+    if (input === undefined) return;
+    input.appendRead(chunk, this.#parsingLent);
     this.#bodyProgress();
   }
 

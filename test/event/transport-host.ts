@@ -13,6 +13,8 @@ export class RecordingHost implements TransportHost {
   readonly events: string[] = [];
   /** Errors reported by `error()` and `handshakeFailed()`. */
   readonly errors: Error[] = [];
+  /** How many `data()` reports were lent reads. */
+  lentReads = 0;
   /** Bytes from `data()` and `received()`. */
   readonly input = new EventBuffer();
   /** Extra work on a report (for example: resume reading once connected). */
@@ -31,8 +33,9 @@ export class RecordingHost implements TransportHost {
     this.errors.push(err);
     this.#note('handshakeFailed');
   }
-  data(chunk: Buffer): void {
-    this.input.appendOwned(chunk);
+  data(chunk: Buffer, lent: boolean): void {
+    this.input.appendRead(chunk, lent); // a lent read is copied: the next read reuses its memory
+    this.lentReads += lent ? 1 : 0;
     this.#note('data');
   }
   received(from: EventBuffer): void {

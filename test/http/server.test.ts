@@ -423,6 +423,42 @@ test('pipelining: an asynchronous first reply still comes first', async () => {
   );
 });
 
+test('the unparsed rest of a read and a body survive reads of other connections meanwhile', async () => {
+  // Reads of plain sockets land in one receive buffer that the base lends to all of them: what a
+  // connection keeps past its read (the rest of a pipelined batch while a reply is pending, a body
+  // read later) must be a copy, or the next read of any connection overwrites it.
+  const replies: (() => void)[] = [];
+  await withServer(
+    (http) => {
+      http.setCallback('/slow', (req) => {
+        replies.push(() => req.sendReply(200, 'OK', body('slow')));
+      });
+      http.setCallback('/body', (req) => {
+        replies.push(() => req.sendReply(200, 'OK', body(req.getInputBuffer().read(100)?.toString() ?? '')));
+      });
+      http.setDefaultCallback(pathEcho);
+    },
+    async ({ dial }) => {
+      const a = await dial();
+      a.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /after-the-slow-one HTTP/1.1\r\nHost: x\r\n\r\n');
+      const b = await dial();
+      b.write('POST /body HTTP/1.1\r\nHost: x\r\nContent-Length: 14\r\n\r\nthe body of b!');
+      await sleep(50);
+      assert.equal(replies.length, 2, 'both requests are being handled');
+      // Other connections' reads land in the receive buffer meanwhile.
+      for (let i = 0; i < 20; i++) {
+        const c = await dial();
+        c.write(`GET /${'x'.repeat(40 + i)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        await c.expect(`HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: ${41 + i}\r\n\r\n/${'x'.repeat(40 + i)}`);
+      }
+      for (const reply of replies) reply();
+      await a.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 4\r\n\r\nslow');
+      await a.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 19\r\n\r\n/after-the-slow-one');
+      await b.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 14\r\n\r\nthe body of b!');
+    },
+  );
+});
+
 test('pipelined requests followed by a half-close are all answered, also after an asynchronous reply', async () => {
   // `printf 'GET ...GET ...' | nc host port` sends its requests and then shuts down its write side.
   await withServer(

@@ -6,7 +6,7 @@
  *   npx tsx bench/http.ts                     (about 1.5 min)
  *   npx tsx bench/http.ts --duration 20       (seconds per measurement; default 10: the latency tail needs the samples)
  *   npx tsx bench/http.ts --rounds 3          (more rounds, alternating order; medians)
- *   npx tsx bench/http.ts --only eventide,node (a subset of eventide, node, raw)
+ *   npx tsx bench/http.ts --only eventide,node (a subset of eventide, node, raw, lent)
  *   npx tsx bench/http.ts --profile           (EventHttp only, under `node --cpu-prof`,
  *                                              keep-alive then pipelined load; prints
  *                                              where its CPU time goes)
@@ -19,7 +19,11 @@
  * Every server answers `GET /` with the 13-byte body `Hello, World!` and
  * `Content-Type: text/plain` (EventHttp and node:http add Date; the raw
  * server sends a fixed byte string and counts requests by their `\r\n\r\n`,
- * also across reads, answering all requests of a read with one write).
+ * also across reads, answering all requests of a read with one write). Two
+ * raw servers: `raw` reads with the socket's stream (`'data'` events, as code
+ * written by hand does: the peer of the target), `lent` with Node's `onread`
+ * option (one reused buffer, no stream: the read path EventHttp's sockets
+ * use; a reference without a target).
  *
  * Workloads (wrk -t1 -c64, `--latency`):
  * 1. keep-alive: one request at a time per connection;
@@ -86,9 +90,14 @@ const TARGET = { keepAlive: 0.9, pipelined: 0.5 };
 /** The equal-load run offers this share of node:http's closed-loop keep-alive maximum. */
 const RATE_FRACTION = 0.75;
 
-type Kind = 'eventide' | 'node' | 'raw';
-const KINDS: Kind[] = ['eventide', 'node', 'raw'];
-const LABEL: Record<Kind, string> = { eventide: 'EventHttp', node: 'node:http', raw: 'raw node:net' };
+type Kind = 'eventide' | 'node' | 'raw' | 'lent';
+const KINDS: Kind[] = ['eventide', 'node', 'raw', 'lent'];
+const LABEL: Record<Kind, string> = {
+  eventide: 'EventHttp',
+  node: 'node:http',
+  raw: 'raw node:net',
+  lent: 'raw node:net, onread',
+};
 
 // ====================================================================== driver
 
@@ -479,6 +488,14 @@ async function main(): Promise<void> {
         `  CPU per request    keep-alive ${fmtCpu(ek.cpu)} vs ${fmtCpu(rk.cpu)}, pipelined ${fmtCpu(ep.cpu)} vs ${fmtCpu(rp.cpu)}`,
       );
     }
+    const lk = agg('lent', 'keep-alive');
+    const lp = agg('lent', 'pipelined');
+    if (ek !== null && ep !== null && lk !== null && lp !== null) {
+      console.log('EventHttp / raw node:net reading with onread (the read path EventHttp uses; a reference):');
+      console.log(
+        `  req/s              keep-alive ${(ek.rps / lk.rps).toFixed(2)}x, pipelined ${(ep.rps / lp.rps).toFixed(2)}x (no target)`,
+      );
+    }
     if (ek !== null && nk !== null && ep !== null && np !== null) {
       console.log('EventHttp / node:http:');
       console.log(
@@ -567,7 +584,7 @@ async function main(): Promise<void> {
     for (const mode of MODES) {
       const ev = agg('eventide', mode);
       if (ev === null) continue;
-      const peers = (['node', 'raw'] as Kind[]).flatMap((k) => {
+      const peers = (['node', 'raw', 'lent'] as Kind[]).flatMap((k) => {
         const a = agg(k, mode);
         return a === null ? [] : [{ name: LABEL[k], value: a.rps }];
       });
@@ -577,7 +594,7 @@ async function main(): Promise<void> {
         value: mode === 'keep-alive' ? TARGET.keepAlive : TARGET.pipelined,
       };
       results.push(workload(`${mode} req/s`, 'req/s', ev.rps, peers, target));
-      const cpuPeers = (['raw', 'node'] as Kind[]).flatMap((k) => {
+      const cpuPeers = (['raw', 'lent', 'node'] as Kind[]).flatMap((k) => {
         const a = agg(k, mode);
         return a === null ? [] : [{ name: LABEL[k], value: a.cpu }];
       });

@@ -4,7 +4,7 @@
  * on 127.0.0.1 (port 0), prints `Listening on 127.0.0.1:PORT` on stderr and
  * stops on SIGTERM or SIGINT.
  *
- *   node .tmp/bench-dist/bench/peers/hello-servers.js --kind eventide|node|raw
+ *   node .tmp/bench-dist/bench/peers/hello-servers.js --kind eventide|node|raw|lent
  *   node --import tsx bench/peers/hello-servers.ts --kind ...   (bench/http.ts --tsx)
  *
  * bench/http.ts runs them from the tsc build it makes (`buildForBench`), so
@@ -19,10 +19,14 @@
  *   `Keep-Alive`);
  * - raw: node:net sending a fixed byte string per request head (counted by
  *   its `\r\n\r\n`, also across reads), all replies of a read in one write:
- *   the upper bound of a JavaScript server, not a peer.
+ *   the upper bound of a JavaScript server with node:net's stream reads (the
+ *   code a user writes by hand);
+ * - lent: the raw server reading with `onread` (one reused buffer, no
+ *   Readable stream), as EventHttp's sockets read: the upper bound with
+ *   the read path EventHttp uses. A reference, without a target.
  */
 import { createServer as createHttpServer } from 'node:http';
-import { createServer as createNetServer, type Socket } from 'node:net';
+import { createServer as createNetServer, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventBase } from '../../src/event/base.js';
@@ -137,6 +141,45 @@ function rawServer(): void {
   stopOnSignal();
 }
 
+/**
+ * The raw server reading with Node's `onread` option: every read lands in one
+ * reused 64 KiB buffer and reaches a callback, without the socket's Readable
+ * stream (what EventHttp's plain sockets do, socket-reads.ts). `net.Server`
+ * creates its sockets itself, so an accepted socket (`pauseOnConnect`) is
+ * handed to a new `net.Socket` over the same handle with that option.
+ */
+function rawLentServer(): void {
+  const one = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\n${BODY}`, 'latin1');
+  const cache: Buffer[] = [];
+  const reply = (n: number): Buffer => {
+    if (n < 64) return (cache[n] ??= Buffer.concat(Array.from({ length: n }, () => one)));
+    return Buffer.concat(Array.from({ length: n }, () => one));
+  };
+  const landing = Buffer.allocUnsafeSlow(64 * 1024);
+  const server = createNetServer({ noDelay: true, pauseOnConnect: true }, (accepted: Socket) => {
+    const counter = new HeadCounter();
+    const handle = (accepted as unknown as { _handle: unknown })._handle;
+    const options = {
+      allowHalfOpen: false,
+      handle,
+      onread: {
+        buffer: landing,
+        callback: (n: number, buf: Buffer): boolean => {
+          const k = counter.count(buf.subarray(0, n));
+          if (k > 0) s.write(reply(k));
+          return true;
+        },
+      },
+    };
+    const s: Socket = new Socket(options);
+    s.setNoDelay(true);
+    s.on('error', () => s.destroy());
+    s.resume();
+  });
+  server.listen(0, HOST, () => listening((server.address() as { port: number }).port));
+  stopOnSignal();
+}
+
 const SELF = fileURLToPath(import.meta.url);
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === SELF) {
   const i = process.argv.indexOf('--kind');
@@ -144,8 +187,9 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === SELF) {
   if (kind === 'eventide') eventideServer();
   else if (kind === 'node') nodeServer();
   else if (kind === 'raw') rawServer();
+  else if (kind === 'lent') rawLentServer();
   else {
-    console.error(`usage: hello-servers --kind eventide|node|raw (got ${String(kind)})`);
+    console.error(`usage: hello-servers --kind eventide|node|raw|lent (got ${String(kind)})`);
     process.exit(2);
   }
 }

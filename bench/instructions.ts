@@ -9,7 +9,8 @@
  *
  *   npx tsx bench/instructions.ts                  (keep-alive and pipelined, both servers: about 1 min)
  *   npx tsx bench/instructions.ts --mode pipelined (one mode: keep-alive | pipelined | echo | cursor)
- *   npx tsx bench/instructions.ts --only eventide  (one server: eventide | raw; raw is the mode's peer)
+ *   npx tsx bench/instructions.ts --only eventide  (one server: eventide | raw; raw is the mode's peer;
+ *                                                  lent: keep-alive and pipelined, the raw server reading with onread)
  *   npx tsx bench/instructions.ts --annotate 40    (also the 40 functions with the most self instructions
  *                                                   per request, JIT code named from V8's perf map)
  *   npx tsx bench/instructions.ts --annotate 40 --node-flags '--no-turbo-inlining'
@@ -56,7 +57,7 @@ import { fileURLToPath } from 'node:url';
 import { argValue, buildForBench, have } from './lib.js';
 import { addSelfCosts, readPerfMap } from './callgrind-annotate.js';
 
-type Kind = 'eventide' | 'raw';
+type Kind = 'eventide' | 'raw' | 'lent';
 type Mode = 'keep-alive' | 'pipelined' | 'echo' | 'cursor';
 
 /** Client connections (`--connections N`): with 1, every request is a turn of the server's loop of its own. */
@@ -285,6 +286,8 @@ async function freePort(): Promise<number> {
  * process): bench/http.ts's and bench/echo.ts's servers (bench/peers/), the demo API and the fastify peer.
  */
 async function serverArgs(dist: string, kind: Kind, mode: Mode): Promise<string[]> {
+  if (kind === 'lent' && (mode === 'echo' || mode === 'cursor'))
+    throw new Error('--only lent: the raw server reading with onread answers keep-alive and pipelined only');
   if (mode === 'echo')
     return kind === 'eventide'
       ? [join(dist, 'examples', 'echo-server.js'), String(await freePort()), '--host', '127.0.0.1']

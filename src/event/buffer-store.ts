@@ -1,8 +1,7 @@
 /**
- * The chunk storage of `EventBuffer` (the base class it extends): the deque of chunks, its
- * length and freeze state, the operations that add, take and drain bytes without copying
- * where they can, and the hot paths built on them: `add`, `read`, `readLine`,
- * `readLineBuffer`, `drain`, and the bufferevents' `appendRead` / `takeChunks`.
+ * The chunk storage of `EventBuffer` (its base class): the deque of chunks, its length and
+ * freeze state, the operations that add, take and drain bytes without copying where they can,
+ * and the hot paths on them: `add`, `read`, `readLine`, `readLineBuffer`, `drain`, `appendRead`.
  *
  * @module
  */

@@ -122,13 +122,18 @@ class HeadCounter {
   }
 }
 
-function rawServer(): void {
+/** The raw servers' answer to `n` request heads: the fixed reply `n` times (kept for up to 63). */
+function fixedReplies(): (n: number) => Buffer {
   const one = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\n${BODY}`, 'latin1');
   const cache: Buffer[] = [];
-  const reply = (n: number): Buffer => {
+  return (n: number): Buffer => {
     if (n < 64) return (cache[n] ??= Buffer.concat(Array.from({ length: n }, () => one)));
     return Buffer.concat(Array.from({ length: n }, () => one));
   };
+}
+
+function rawServer(): void {
+  const reply = fixedReplies();
   const server = createNetServer({ noDelay: true }, (s: Socket) => {
     const counter = new HeadCounter();
     s.on('error', () => s.destroy());
@@ -149,12 +154,7 @@ function rawServer(): void {
  * handed to a new `net.Socket` over the same handle with that option.
  */
 function rawLentServer(): void {
-  const one = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\n${BODY}`, 'latin1');
-  const cache: Buffer[] = [];
-  const reply = (n: number): Buffer => {
-    if (n < 64) return (cache[n] ??= Buffer.concat(Array.from({ length: n }, () => one)));
-    return Buffer.concat(Array.from({ length: n }, () => one));
-  };
+  const reply = fixedReplies();
   const landing = Buffer.allocUnsafeSlow(64 * 1024);
   const server = createNetServer({ noDelay: true, pauseOnConnect: true }, (accepted: Socket) => {
     const counter = new HeadCounter();

@@ -391,7 +391,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
       this.#dataHeld(chunk, lent);
       return;
     }
-    this.input.appendRead(chunk, lent);
+    input.appendRead(chunk, lent);
     if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead, Turn.clock());
     if (!this.base.dispatching && !this.#waitingForDispatch) {
       // Nothing calls back while the base is idle: stop reading until it dispatches again.

@@ -33,11 +33,10 @@ import { Socket } from 'node:net';
 export const LANDING_BYTES = 64 * 1024;
 
 /** The callback of a lent socket: `n` bytes landed at the start of `buf`. Returning false stops reading. @internal */
-export type LentRead = (n: number, buf: Buffer) => boolean | undefined;
+export type LentRead = (n: number, buf: Buffer) => boolean;
 
 /** What a net.Socket's handle offers for lent reads (Node's TCPWrap / PipeWrap). */
 interface LendableHandle {
-  reading?: boolean;
   useUserBuffer?: (buf: Uint8Array) => void;
 }
 

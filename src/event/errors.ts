@@ -100,6 +100,16 @@ export const EVENT_ERROR_CODES = {
     description: 'A TLS state is not SSL_OPEN, SSL_CONNECTING or SSL_ACCEPTING.',
   },
   ERR_EVENT_DNS: { kind: 'dns', description: 'A name could not be resolved or the resolver configuration is invalid.' },
+  ERR_EVENT_TIMEOUT: {
+    kind: 'protocol',
+    description:
+      'An exchange of a protocol layer ran out of time: an HTTP client request got no byte for `setTimeout()` seconds, or no complete response within `setRequestTimeout()` seconds.',
+  },
+  ERR_EVENT_PROTOCOL: {
+    kind: 'protocol',
+    description:
+      "A protocol layer refused what the peer sent: an HTTP client response that is malformed, over a limit or cut short; `cause` is the HTTP codec's `HttpParseError`.",
+  },
 } as const satisfies Record<string, { kind: EventErrorKind; description: string }>;
 
 /**

@@ -11,7 +11,7 @@ import type { EventBase } from '../event/base.js';
 import { EventBufferEvent, type BufferEventEventCallback } from '../event/bufferevent.js';
 import type { EventDnsRequest } from '../event/dns.js';
 import type { EventSslContext } from '../event/ssl.js';
-import type { HttpParseError } from './errors.js';
+import { createHttpError, type HttpParseError } from './errors.js';
 import type { ResponseHead } from './head.js';
 import { lower } from './headers.js';
 import type { ParserLimits } from './machine.js';
@@ -90,7 +90,8 @@ export class ClientConn {
   head: ResponseHead | null = null;
   bodyBytes = 0;
   leftover = false;
-  failure: string | null = null;
+  /** Why the response was refused (`resp` is `Failed`). */
+  failure: HttpParseError | null = null;
   /** The request whose response is read (the last one sent). */
   req: ClientRequest | null = null;
 
@@ -106,7 +107,8 @@ export class ClientConn {
           const max = this.parser.maxBodyBytes;
           if (this.bodyBytes > max) {
             // Only a body read until the close gets here: the parser checks the others.
-            if (this.resp !== Resp.Failed) this.failure = `Response body larger than ${max} bytes`;
+            if (this.resp !== Resp.Failed)
+              this.failure = createHttpError('ERR_HTTP_BODY_TOO_LARGE', `Response body larger than ${max} bytes`);
             this.resp = Resp.Failed;
             return;
           }
@@ -119,7 +121,7 @@ export class ClientConn {
         },
         onError: (err: HttpParseError) => {
           this.resp = Resp.Failed;
-          this.failure = `${err.code}: ${err.message}`;
+          this.failure = err;
         },
         onUpgrade: (head) => {
           // 101 Switching Protocols: not supported by this client; deliver the status and close.

@@ -15,8 +15,10 @@ import { Event } from '../event/event.js';
 import { EventDnsBase } from '../event/dns.js';
 import type { EventSslContext } from '../event/ssl.js';
 import { formatAddress } from '../event/address.js';
-import { warn } from '../event/errors.js';
+import { warn, type EventErrorCode } from '../event/errors.js';
 import { Ring } from '../event/ring.js';
+import { now } from '../event/shared.js';
+import { createHttpError } from './errors.js';
 import type { ResponseHead } from './head.js';
 import type { Exchange, ExchangeRequest, HttpConnection } from './contracts.js';
 import { ClientConn, Resp, asksClose, type ClientRequest } from './client-conn.js';
@@ -30,6 +32,26 @@ import { ClientConn, Resp, asksClose, type ClientRequest } from './client-conn.j
  * ```
  */
 export const DEFAULT_TIMEOUT = 50;
+/**
+ * Default deadline of a whole request in seconds, from when it is sent to the
+ * end of its response (see `EventHttpConnection.setRequestTimeout()`).
+ * @internal
+ * @example
+ * ```ts
+ * conn.setRequestTimeout(0); // back to DEFAULT_REQUEST_TIMEOUT (60 seconds)
+ * ```
+ */
+export const DEFAULT_REQUEST_TIMEOUT = 60;
+/**
+ * Default largest response body in bytes (8 MiB): the client holds a whole
+ * body in memory before its callback runs.
+ * @internal
+ * @example
+ * ```ts
+ * conn.setMaxBodySize(4 * DEFAULT_MAX_BODY); // a 32 MiB download
+ * ```
+ */
+export const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
 /** Default largest response head (status line + header fields) in bytes. */
 const DEFAULT_MAX_HEADERS = 65536;
 /** Most header fields accepted in one response. */
@@ -54,6 +76,8 @@ interface Pending {
   body: Buffer[] | null;
   /** The one resend on a fresh connection after a stale keep-alive connection was used. */
   resent: boolean;
+  /** When it was first written (the monotonic clock, ms; -1: not yet): its deadline counts from there. */
+  sentAt: number;
 }
 
 /** Requests made and not yet finished, on any connection. */
@@ -81,9 +105,11 @@ export class ClientEngine<O extends HttpConnection> {
   readonly port: number;
   readonly ctx: EventSslContext | null;
   timeout = DEFAULT_TIMEOUT;
+  /** The deadline of a whole request in seconds (Infinity: none). */
+  requestTimeout = DEFAULT_REQUEST_TIMEOUT;
   retries = 0;
   retryDelay = DEFAULT_RETRY_DELAY;
-  maxBody = Infinity;
+  maxBody = DEFAULT_MAX_BODY;
   maxHeaders = DEFAULT_MAX_HEADERS;
   localAddress: string | null = null;
   localPort = 0;
@@ -96,7 +122,15 @@ export class ClientEngine<O extends HttpConnection> {
   #conn: ClientConn | null = null;
   /** Connect tries that failed in a row (reset by a successful connect). */
   #failedTries = 0;
+  /**
+   * The one timer of the request in flight, for both of its limits: the idle
+   * timeout (`timeout` seconds after `#idleFrom`) and the request's deadline.
+   * A read only moves `#idleFrom`; when the timer fires, it checks both and
+   * is set again for the nearer one if neither has passed.
+   */
   #timer: Event<null>;
+  /** The last sign of life of the request in flight (connect, write, bytes read), monotonic ms. */
+  #idleFrom = 0;
   #retryTimer: Event<null>;
   #retryWaiting = false;
   #laterTimer: Event<null>;
@@ -150,6 +184,12 @@ export class ClientEngine<O extends HttpConnection> {
     if (this.#current !== null && this.#timer.pending) this.#armTimer();
   }
 
+  /** Sets the deadline of a whole request (seconds, checked; Infinity: none), for the request in flight too. */
+  setRequestTimeout(seconds: number): void {
+    this.requestTimeout = seconds;
+    if (this.#current !== null && this.#timer.pending) this.#schedule(now());
+  }
+
   /** Sets the largest response body (checked), for the connection in use too. */
   setMaxBodySize(bytes: number): void {
     this.maxBody = bytes;
@@ -175,7 +215,7 @@ export class ClientEngine<O extends HttpConnection> {
       inBuf.drain(inBuf.length);
     }
     r.exchange = this.exchange;
-    const p: Pending = { owner: this, req: r, method, uri, cancelled: false, body: null, resent: false };
+    const p: Pending = { owner: this, req: r, method, uri, cancelled: false, body: null, resent: false, sentAt: -1 };
     ACTIVE.set(r, p);
     this.#queue.push(p);
     this.#pump();
@@ -210,8 +250,8 @@ export class ClientEngine<O extends HttpConnection> {
     this.#current = p;
     const conn = this.#conn;
     if (conn !== null && conn.connected && !conn.closed) {
-      this.#armTimer();
       this.#send(conn, p);
+      this.#armTimer();
     } else if (conn === null) {
       this.#connect();
     } else {
@@ -219,8 +259,25 @@ export class ClientEngine<O extends HttpConnection> {
     }
   }
 
+  /** (Re)starts the idle timeout of the request in flight from now. */
   #armTimer(): void {
-    this.#timer.add(this.timeout);
+    const t = now();
+    this.#idleFrom = t;
+    this.#schedule(t);
+  }
+
+  /** Sets the timer for the nearer of the idle timeout and the request's deadline (`t`: now). */
+  #schedule(t: number): void {
+    let at = this.#idleFrom + this.timeout * 1000;
+    const deadline = this.#deadline();
+    if (deadline < at) at = deadline;
+    this.#timer.add(at > t ? (at - t) / 1000 : 0);
+  }
+
+  /** When the request in flight must be complete (monotonic ms; Infinity: not sent yet, or no deadline). */
+  #deadline(): number {
+    const p = this.#current;
+    return p === null || p.sentAt < 0 ? Infinity : p.sentAt + this.requestTimeout * 1000;
   }
 
   /** Runs `fn` from the loop (next iteration). */
@@ -398,6 +455,7 @@ export class ClientEngine<O extends HttpConnection> {
       const out = p.req.outputBufferIfAny;
       p.body = out !== null && out.length > 0 ? out.takeChunks() : [];
     }
+    if (p.sentAt < 0) p.sentAt = now(); // a resend keeps the deadline of the first send
     conn.send(p.req, p.method, p.uri, p.body);
   }
 
@@ -418,7 +476,7 @@ export class ClientEngine<O extends HttpConnection> {
       return;
     }
     if (conn.resp === Resp.None) conn.resp = Resp.Reading;
-    this.#armTimer();
+    this.#idleFrom = now(); // the timer checks it when it fires: no timer operation per read
     const n = conn.parser.execute(data);
     const resp = conn.resp as Resp;
     if (resp === Resp.Done && n < data.length) conn.leftover = true;
@@ -429,7 +487,10 @@ export class ClientEngine<O extends HttpConnection> {
   #afterInput(conn: ClientConn): void {
     const resp = conn.resp;
     if (resp === Resp.Done) this.#complete(conn);
-    else if (resp === Resp.Failed) this.#fail(conn);
+    else if (resp === Resp.Failed) {
+      const err = conn.failure ?? createHttpError('ERR_HTTP_INCOMPLETE', 'The response was refused');
+      this.#fail(conn, 'ERR_EVENT_PROTOCOL', `Response refused (${err.code}): ${err.message}`, err);
+    }
   }
 
   /** The response is complete: hand it to the request's callback. */
@@ -454,14 +515,19 @@ export class ClientEngine<O extends HttpConnection> {
     this.#callback(p, true);
   }
 
-  /** The response failed (malformed, too large, cut short, timed out): null to the callback. */
-  #fail(conn: ClientConn | null): void {
+  /**
+   * The response failed (malformed, too large, cut short, timed out): the
+   * reason is recorded (`getLastError()`), then null to the callback.
+   */
+  #fail(conn: ClientConn | null, code: EventErrorCode, message: string, cause?: unknown): void {
     const p = this.#current;
     this.#timer.del();
     this.#current = null;
     if (conn !== null) this.#teardown(conn, true);
     this.#pump();
-    if (p !== null) this.#callback(p, false);
+    if (p === null) return;
+    warn(code, `${p.method} ${p.uri}: ${message}`, cause);
+    this.#callback(p, false);
   }
 
   #onEvent(conn: ClientConn, events: number): void {
@@ -471,8 +537,8 @@ export class ClientEngine<O extends HttpConnection> {
       this.#failedTries = 0;
       const p = this.#current;
       if (p !== null) {
-        this.#armTimer();
         this.#send(conn, p);
+        this.#armTimer();
       }
       return;
     }
@@ -491,7 +557,7 @@ export class ClientEngine<O extends HttpConnection> {
       conn.parser.finish(); // a body delimited by the close ends here; anything else was cut short
       if ((conn.resp as Resp) === Resp.Reading) {
         conn.resp = Resp.Failed;
-        conn.failure = 'The connection closed in the middle of the response';
+        conn.failure = createHttpError('ERR_HTTP_INCOMPLETE', 'The connection closed in the middle of the response');
       }
       this.#afterInput(conn);
       return;
@@ -503,13 +569,34 @@ export class ClientEngine<O extends HttpConnection> {
       if (this.#current === p && !this.#freed) this.#connect();
       return;
     }
-    conn.failure ??=
-      (events & EventBufferEvent.EOF) !== 0 ? 'The connection closed before the response' : 'Connection error';
-    this.#fail(conn);
+    const err =
+      conn.failure ??
+      createHttpError(
+        'ERR_HTTP_INCOMPLETE',
+        (events & EventBufferEvent.EOF) !== 0
+          ? 'The connection closed before the response was complete'
+          : 'The connection failed before the response was complete',
+      );
+    this.#fail(conn, 'ERR_EVENT_PROTOCOL', `Response refused (${err.code}): ${err.message}`, err);
   }
 
   #onTimeout(): void {
     if (this.#freed || this.#current === null) return;
+    const t = now();
+    const deadline = this.#deadline();
+    if (t >= deadline) {
+      const conn = this.#conn;
+      this.#fail(
+        conn !== null && !conn.closed ? conn : null,
+        'ERR_EVENT_TIMEOUT',
+        `No complete response within ${this.requestTimeout} s (setRequestTimeout)`,
+      );
+      return;
+    }
+    if (t < this.#idleFrom + this.timeout * 1000) {
+      this.#schedule(t); // bytes came in since the timer was set: not idle yet
+      return;
+    }
     const conn = this.#conn;
     if (conn !== null && !conn.connected) {
       // connecting took too long: a failed connect, tried again if allowed
@@ -520,7 +607,13 @@ export class ClientEngine<O extends HttpConnection> {
       this.#teardown(conn, false);
       this.#failedTries = 0;
     }
-    this.#fail(conn !== null && !conn.closed ? conn : null);
+    this.#fail(
+      conn !== null && !conn.closed ? conn : null,
+      'ERR_EVENT_TIMEOUT',
+      conn !== null && conn.connected
+        ? `No byte of the response for ${this.timeout} s (setTimeout)`
+        : `Not connected within ${this.timeout} s (setTimeout)`,
+    );
   }
 
   /** Closes a connection; `notify`: run the close callback (only for a connection that was established). */

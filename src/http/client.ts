@@ -14,7 +14,7 @@ import { EventHttpRequest } from './request.js';
 import type { HttpConnection } from './contracts.js';
 import { commandName } from './methods.js';
 import { isTarget } from './chars.js';
-import { ClientEngine, DEFAULT_TIMEOUT } from './client-engine.js';
+import { ClientEngine, DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT } from './client-engine.js';
 import type { ClientRequest } from './client-conn.js';
 
 /**
@@ -42,13 +42,28 @@ export type HttpCloseCallback<A = unknown> = (conn: EventHttpConnection, arg: A)
  *   `setRetries()` allows: the request with response code **0**; every
  *   request queued behind it gets the same outcome (as in libevent);
  * - no response within `setTimeout()` seconds (no byte received for that
- *   long, connecting included): **null**;
+ *   long, connecting included), or no complete response within
+ *   `setRequestTimeout()` seconds of the request being sent: **null**, with
+ *   `ERR_EVENT_TIMEOUT` recorded;
  * - a response that cannot be accepted (malformed, head larger than
- *   `setMaxHeadersSize()`, body larger than `setMaxBodySize()`) or a
- *   connection that closed in the middle of it: **null** (libevent's
- *   `evhttp_connection_fail_` gives NULL for all of these). The connection
- *   is closed; queued requests go on over a new one.
+ *   `setMaxHeadersSize()`, body larger than `setMaxBodySize()`, more than
+ *   100 interim 1xx responses) or a connection that closed in the middle of
+ *   it: **null** (libevent's `evhttp_connection_fail_` gives NULL for all of
+ *   these), with `ERR_EVENT_PROTOCOL` recorded, whose `cause` is the codec's
+ *   `HttpParseError` (`ERR_HTTP_BODY_TOO_LARGE`, ...). The connection is
+ *   closed; queued requests go on over a new one.
  * - `cancel()`: the callback does not run.
+ *
+ * For a null outcome, `getLastError()` in the callback says why (it is
+ * recorded just before the callback runs, and published on the
+ * `eventide:warning` channel).
+ *
+ * Bounded by default: a response body of at most 8 MiB
+ * (`setMaxBodySize()`), a head of at most 64 KiB and 1000 fields
+ * (`setMaxHeadersSize()`), at most 100 interim responses before the final
+ * one, 50 s without a byte (`setTimeout()`) and 60 s for the whole response
+ * (`setRequestTimeout()`): a server cannot make the client hold more memory
+ * or wait longer than that (docs/security.md).
  *
  * Wire format: the request line is always `METHOD URI HTTP/1.1`; the
  * request's OUTPUT headers follow in order; **no Host header is added**
@@ -74,13 +89,14 @@ export type HttpCloseCallback<A = unknown> = (conn: EventHttpConnection, arg: A)
  *
  * @example
  * ```ts
- * import { EventBase } from 'eventide/event';
+ * import { EventBase, getLastError } from 'eventide/event';
  * import { EventHttpConnection, EventHttpRequest } from 'eventide/http';
  * const base = new EventBase();
  * const conn = new EventHttpConnection(base, null, '127.0.0.1', 8010);
  * conn.setTimeout(5);
+ * conn.setRequestTimeout(10);
  * const req = new EventHttpRequest((r, b) => {
- *   if (r === null) console.log('Timed out');
+ *   if (r === null) console.log('Failed:', getLastError()?.message);
  *   else if (r.getResponseCode() === 0) console.log('Connection refused');
  *   else console.log(r.getResponseCode(), r.getInputBuffer().read(1024)?.toString());
  *   b.exit();
@@ -147,6 +163,28 @@ export class EventHttpConnection implements HttpConnection {
   }
 
   /**
+   * The deadline of a whole request in seconds: from when it is written
+   * (connecting is bounded by `setTimeout()` and `setRetries()` instead) to
+   * the last byte of its response, interim 1xx responses included. Unlike
+   * `setTimeout()`, bytes that keep arriving do not extend it, so a server
+   * that trickles its response or sends endless interim responses cannot
+   * hold a request. Past it the request's callback gets null
+   * (`ERR_EVENT_TIMEOUT` recorded) and the connection is closed. Default
+   * 60; 0, negative or NaN: the default; `Infinity`: no deadline. A change
+   * applies to the request in flight too (counted from when it was sent).
+   * The resend of an idempotent request over a new connection (see above)
+   * keeps the deadline of the first send.
+   * @example
+   * ```ts
+   * conn.setRequestTimeout(10);
+   * ```
+   */
+  setRequestTimeout(seconds: number): void {
+    const s = Number(seconds);
+    this.#engine.setRequestTimeout(s > 0 ? s : DEFAULT_REQUEST_TIMEOUT);
+  }
+
+  /**
    * How many more times a connect that failed is tried (with a delay of
    * 2 s, doubled for each further try; see `setInitialRetryTimeout()`)
    * before the waiting requests fail with code 0. -1 (any negative): for
@@ -184,11 +222,16 @@ export class EventHttpConnection implements HttpConnection {
 
   /**
    * Largest response body in bytes (declared Content-Length, chunked total
-   * or bytes until the close); a bigger one fails the request (null).
-   * Negative: unlimited (the default).
+   * or bytes until the close); a bigger one fails the request (null,
+   * `ERR_EVENT_PROTOCOL` recorded with an `ERR_HTTP_BODY_TOO_LARGE` cause):
+   * a declared length at once, before any of the body is read, the others
+   * as soon as their total passes the limit, so no more than the limit is
+   * ever held. Default 8 MiB (the whole body is held in memory until the
+   * callback runs): raise it for larger downloads. Negative: unlimited
+   * (then only `setRequestTimeout()` bounds what a server can send).
    * @example
    * ```ts
-   * conn.setMaxBodySize(1 << 20);
+   * conn.setMaxBodySize(64 << 20);
    * ```
    */
   setMaxBodySize(bytes: number): void {

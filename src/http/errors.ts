@@ -112,6 +112,10 @@ export const HTTP_ERROR_CODES = {
     status: 502,
     description: 'A response status line is malformed or its status code is outside 100-599 (response parser only).',
   },
+  ERR_HTTP_TOO_MANY_INTERIM: {
+    status: 502,
+    description: 'A response was preceded by more than 100 interim (1xx) responses (response parser only).',
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /**

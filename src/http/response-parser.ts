@@ -20,6 +20,19 @@ import {
 } from './machine.js';
 
 /**
+ * Most interim (1xx) responses accepted before a final one: the 101st fails
+ * with `ERR_HTTP_TOO_MANY_INTERIM`. Real servers send a few (100 Continue, a
+ * 103 Early Hints, 102 Processing now and then); an endless run of them would
+ * otherwise keep a client parsing heads for ever.
+ * @internal
+ * @example
+ * ```ts
+ * const flood = 'HTTP/1.1 103 Early Hints\r\n\r\n'.repeat(MAX_INTERIM_RESPONSES + 1); // refused
+ * ```
+ */
+export const MAX_INTERIM_RESPONSES = 100;
+
+/**
  * Callbacks of a {@link ResponseParser}.
  *
  * @example
@@ -52,7 +65,8 @@ export interface ResponseHandlers extends MessageHandlers {
  * 304; chunked when Transfer-Encoding ends with `chunked`; Content-Length;
  * otherwise until the connection closes (call `finish()` at the end of the
  * input). Interim 1xx responses are reported to `onInformational` and
- * skipped; 101, and a 2xx answer to CONNECT, stop the parser
+ * skipped, at most {@link MAX_INTERIM_RESPONSES} (100) before each final
+ * response (then `ERR_HTTP_TOO_MANY_INTERIM`); 101, and a 2xx answer to CONNECT, stop the parser
  * (`onUpgrade`). Tell the parser what each request was with
  * `addRequest(method)`, in sending order; without it, responses are taken as
  * answers to GET. A reason phrase may be absent (`HTTP/1.1 200\r\n`).
@@ -78,6 +92,8 @@ export class ResponseParser extends HttpMessageParser {
   private reasonE = 0;
   private head: ResponseHead | null = null;
   private interim = false;
+  /** Interim responses read since the last final one. */
+  private interims = 0;
 
   /**
    * @param handlers the callbacks (`onResponse` is required).
@@ -115,6 +131,7 @@ export class ResponseParser extends HttpMessageParser {
   /** @internal */
   override reset(): void {
     this.methods.length = 0;
+    this.interims = 0;
     super.reset();
   }
 
@@ -183,6 +200,12 @@ export class ResponseParser extends HttpMessageParser {
         return this.fail('ERR_HTTP_BAD_TRANSFER_ENCODING', 'The final transfer coding is not chunked');
     }
     this.interim = status < 200 && status !== 101;
+    if (!this.interim) this.interims = 0;
+    else if (++this.interims > MAX_INTERIM_RESPONSES)
+      return this.fail(
+        'ERR_HTTP_TOO_MANY_INTERIM',
+        `More than ${MAX_INTERIM_RESPONSES} interim (1xx) responses before a final one`,
+      );
     const method = this.interim || this.methods.length === 0 ? 'GET' : this.methods[0]!;
     const upgrade = status === 101 || (method === 'CONNECT' && status < 300 && status >= 200);
     let chunked = false;

@@ -115,6 +115,8 @@ async function run(base: EventBase, ms = 10000): Promise<void> {
 
 interface Outcome {
   code: number | null;
+  /** For a null outcome: what getLastError() said in the callback. */
+  error?: { code: string; cause?: string } | null;
   reason?: string;
   body?: string;
   headers?: Record<string, string>;
@@ -122,7 +124,11 @@ interface Outcome {
 }
 
 function outcome(r: EventHttpRequest | null): Outcome {
-  if (r === null) return { code: null, at: Date.now() };
+  if (r === null) {
+    const e = getLastError();
+    const cause = (e?.cause as { code?: string } | undefined)?.code;
+    return { code: null, error: e === null ? null : { code: e.code, ...(cause ? { cause } : {}) }, at: Date.now() };
+  }
   const buf = r.getInputBuffer();
   return {
     code: r.getResponseCode(),
@@ -525,6 +531,7 @@ describe('EventHttpConnection', { concurrency: true, timeout: 60000 }, () => {
     conn.free();
     srv.close();
     assert.equal(results[0]?.code, null);
+    assert.deepEqual(results[0]?.error, { code: 'ERR_EVENT_TIMEOUT' });
     const took = (results[0]?.at ?? 0) - start;
     assert.ok(took >= 900 && took < 5000, `timed out after ${took} ms`);
     assert.equal(closes, 1, 'the connection was closed');
@@ -692,6 +699,7 @@ describe('EventHttpConnection', { concurrency: true, timeout: 60000 }, () => {
         [2, 200],
       ],
     );
+    assert.deepEqual(results[1]?.error, { code: 'ERR_EVENT_PROTOCOL', cause: 'ERR_HTTP_INCOMPLETE' });
     assert.equal(srv.requests.filter((r) => r.head.startsWith('POST')).length, 1, 'the POST was sent once');
   });
 
@@ -914,7 +922,7 @@ describe('EventHttpConnection', { concurrency: true, timeout: 60000 }, () => {
       '/big-chunked': 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n',
       '/big-close': 'HTTP/1.1 200 OK\r\n\r\nhello world',
       '/big-head': `HTTP/1.1 200 OK\r\nX-Long: ${'x'.repeat(300)}\r\nContent-Length: 0\r\n\r\n`,
-      '/cut': 'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this',
+      '/cut': 'HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nonly this',
       '/ok': 'HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello worl',
     };
     const srv = await rawServer((r) => {
@@ -937,6 +945,22 @@ describe('EventHttpConnection', { concurrency: true, timeout: 60000 }, () => {
     assert.deepEqual(
       results.map((r) => [uris[r.i], r.code]),
       uris.map((u) => [u, u === '/ok' ? 200 : null]),
+    );
+    // why each one failed, as getLastError() told the callback
+    const causes: Record<string, string> = {
+      '/garbage': 'ERR_HTTP_BAD_STATUS_LINE',
+      '/bad-header': 'ERR_HTTP_BAD_HEADER',
+      '/bad-chunk': 'ERR_HTTP_BAD_CHUNK',
+      '/smuggle': 'ERR_HTTP_SMUGGLING',
+      '/big-length': 'ERR_HTTP_BODY_TOO_LARGE',
+      '/big-chunked': 'ERR_HTTP_BODY_TOO_LARGE',
+      '/big-close': 'ERR_HTTP_BODY_TOO_LARGE',
+      '/big-head': 'ERR_HTTP_HEADER_TOO_LARGE',
+      '/cut': 'ERR_HTTP_INCOMPLETE',
+    };
+    assert.deepEqual(
+      Object.fromEntries(results.filter((r) => r.code === null).map((r) => [uris[r.i], r.error])),
+      Object.fromEntries(Object.entries(causes).map(([u, cause]) => [u, { code: 'ERR_EVENT_PROTOCOL', cause }])),
     );
     assert.equal(srv.accepted(), uris.length);
   });

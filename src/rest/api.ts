@@ -19,6 +19,7 @@ import { stderrLogger, type HttpLogger } from '../http/log.js';
 import type { EventHttp } from '../http/server.js';
 import { serveEventHttp } from './adapters/eventhttp.js';
 import { nodeHandler } from './adapters/node.js';
+import { SERVER_ERROR_JSON } from './adapters/common.js';
 import { compressResponse } from './compression.js';
 import type { ApiContext, ApiRequest, ApiResponse, RawRequest, ReverseOptions } from './contracts.js';
 import { CorsPolicy } from './cors.js';
@@ -89,6 +90,11 @@ export interface RestApiOptions {
 
 const EMPTY = Buffer.alloc(0);
 
+/** The plain 500 of an error after the view, when rendering it again could fail the same way. */
+function plainServerError(): RenderedResponse {
+  return { status: 500, headers: [['Content-Type', 'application/json']], body: Buffer.from(SERVER_ERROR_JSON) };
+}
+
 function isSettings(s: SettingsInput | Settings): s is Settings {
   return Object.isFrozen(s) && 'VERSION_LIFECYCLE' in s && 'MAX_BODY_SIZE' in s;
 }
@@ -158,62 +164,119 @@ export class RestApi implements ApiContext {
     return reverse(viewName, options.urlconf != null ? options : { ...options, urlconf: this.urlconf });
   }
 
-  /** Handles one request: routes it, runs the view, renders the response. Never rejects. */
+  /**
+   * Handles one request: routes it, runs the view, renders the response,
+   * then adds CORS headers and compresses it (settings `CORS`,
+   * `COMPRESSION`). **Never rejects** (and never throws): an error in the
+   * view is its 500 (or its API exception's status); one in a step after it
+   * (an exception handler, CORS, compression) is the plain 500
+   * `{"detail": "A server error occurred."}`, logged once through
+   * {@link RestApi.logger} with the request id; an `onResponse` that throws
+   * is logged the same way and the response stays as it was rendered.
+   * @example
+   * ```ts
+   * const out = await api.handle({ method: 'GET', target: '/items/', headers: [['Host', 'localhost']], body: null, secure: false });
+   * out.status; // 200
+   * ```
+   */
   handle(raw: RawRequest): Promise<RenderedResponse> {
-    // The id travels with the request (request.requestId) to every entry eventide logs for it;
-    // no AsyncLocalStorage: on Node 20 one enables a promise hook for the whole process, which
-    // cost about a quarter of the CPU time of a cursor page.
-    const header = this.#requestIdHeader;
-    return this.#handle(raw, header === null ? null : requestIdOf(raw.headers, header));
+    return this.#handle(raw, undefined);
   }
 
-  async #handle(raw: RawRequest, requestId: string | null): Promise<RenderedResponse> {
+  /**
+   * The id of a request (`requestIdHeader`), or null without the option.
+   * The adapters take it first so that what they log carries it too.
+   * @internal
+   */
+  requestIdOf(raw: RawRequest): string | null {
+    const header = this.#requestIdHeader;
+    return header === null ? null : requestIdOf(raw.headers, header);
+  }
+
+  /**
+   * {@link RestApi.handle} with the request's id already taken
+   * ({@link RestApi.requestIdOf}); never rejects either.
+   * @internal
+   */
+  handleWithId(raw: RawRequest, requestId: string | null): Promise<RenderedResponse> {
+    return this.#handle(raw, requestId);
+  }
+
+  // The id travels with the request (request.requestId) to every entry eventide logs for it;
+  // no AsyncLocalStorage: on Node 20 one enables a promise hook for the whole process, which
+  // cost about a quarter of the CPU time of a cursor page.
+  async #handle(raw: RawRequest, id: string | null | undefined): Promise<RenderedResponse> {
     const started = this.#onResponse !== null ? performance.now() : 0;
+    let requestId: string | null = id ?? null;
     let request: Request | null = null;
     let out: RenderedResponse;
     try {
-      request = new Request(raw, this.settings);
-      request.urlconf = this.urlconf;
-      request.api = this;
-      request.requestId = requestId;
-      // As Django's CommonMiddleware: a host outside ALLOWED_HOSTS is refused on every route,
-      // not only where a URL gets built.
-      if (this.settings.ALLOWED_HOSTS !== null) request.getHost();
-      // A CORS preflight is answered here, before routing (as django-cors-headers' middleware does).
-      const preflight = this.#cors?.preflight(request.method, request.headers) ?? null;
-      const match = preflight === null ? this.urlconf.resolve(request.path) : null;
-      let response: ApiResponse;
-      if (preflight !== null) {
-        response = preflight;
-      } else if (match === null) {
-        response = this.#notFound(request);
-      } else {
-        request.resolverMatch = match;
-        response = await match.func(request);
+      if (id === undefined) requestId = this.requestIdOf(raw);
+      try {
+        request = new Request(raw, this.settings);
+        request.urlconf = this.urlconf;
+        request.api = this;
+        request.requestId = requestId;
+        // As Django's CommonMiddleware: a host outside ALLOWED_HOSTS is refused on every route,
+        // not only where a URL gets built.
+        if (this.settings.ALLOWED_HOSTS !== null) request.getHost();
+        // A CORS preflight is answered here, before routing (as django-cors-headers' middleware does).
+        const preflight = this.#cors?.preflight(request.method, request.headers) ?? null;
+        const match = preflight === null ? this.urlconf.resolve(request.path) : null;
+        let response: ApiResponse;
+        if (preflight !== null) {
+          response = preflight;
+        } else if (match === null) {
+          response = this.#notFound(request);
+        } else {
+          request.resolverMatch = match;
+          response = await match.func(request);
+        }
+        out = this.render(response, request);
+      } catch (error) {
+        out = this.render(this.#failed(error, request, raw, requestId), request);
       }
-      out = this.render(response, request);
+      if (this.#cors !== null || this.settings.COMPRESSION !== null) out = await this.#finish(raw, out);
+      this.#addRequestId(out, requestId);
     } catch (error) {
-      out = this.render(this.#failed(error, request, raw, requestId), request);
-    }
-    if (this.#cors !== null || this.settings.COMPRESSION !== null) out = await this.#finish(raw, out);
-    const idHeader = this.#requestIdHeader;
-    if (requestId !== null && idHeader !== null) {
-      const lower = idHeader.toLowerCase();
-      if (!out.headers.some(([k]) => k.toLowerCase() === lower)) out.headers.push([idHeader, requestId]);
+      // After the view (an exception handler, CORS, compression): the plain 500, logged once.
+      logInternalError(
+        this.logger,
+        error,
+        raw.method,
+        raw.target,
+        'internal error while finishing the response',
+        requestId,
+      );
+      out = plainServerError();
+      this.#addRequestId(out, requestId);
     }
     if (this.#onResponse !== null) {
-      this.#onResponse({
-        method: raw.method,
-        target: raw.target,
-        status: out.status,
-        bytes: out.body.length,
-        ms: performance.now() - started,
-        remoteAddress: raw.remoteAddress ?? null,
-        requestId,
-        route: request?.resolverMatch?.viewName ?? null,
-      });
+      try {
+        this.#onResponse({
+          method: raw.method,
+          target: raw.target,
+          status: out.status,
+          bytes: out.body.length,
+          ms: performance.now() - started,
+          remoteAddress: raw.remoteAddress ?? null,
+          requestId,
+          route: request?.resolverMatch?.viewName ?? null,
+        });
+      } catch (error) {
+        // The response is rendered already: it goes out as it is.
+        logInternalError(this.logger, error, raw.method, raw.target, 'the onResponse callback failed', requestId);
+      }
     }
     return out;
+  }
+
+  /** The request id in its response header, unless the view set that header itself. */
+  #addRequestId(out: RenderedResponse, requestId: string | null): void {
+    const idHeader = this.#requestIdHeader;
+    if (requestId === null || idHeader === null) return;
+    const lower = idHeader.toLowerCase();
+    if (!out.headers.some(([k]) => k.toLowerCase() === lower)) out.headers.push([idHeader, requestId]);
   }
 
   /** CORS headers (setting `CORS`), then compression (setting `COMPRESSION`): the last steps of every response. */

@@ -12,13 +12,16 @@ import type { RenderedResponse } from '../response.js';
 
 /**
  * The API an adapter serves: its settings (`MAX_BODY_SIZE`), its logger,
- * and the request cycle (`RestApi`).
+ * and the request cycle (`RestApi`). The adapter takes the request's id
+ * first (`requestIdOf`) and hands it to the cycle (`handleWithId`), so that
+ * what it logs itself carries the id too.
  * @internal
  */
 export interface ServedApi {
   readonly settings: Settings;
   readonly logger: HttpLogger;
-  handle(raw: RawRequest): Promise<RenderedResponse>;
+  requestIdOf(raw: RawRequest): string | null;
+  handleWithId(raw: RawRequest, requestId: string | null): Promise<RenderedResponse>;
   render(response: ApiResponse, request: ApiRequest | null): RenderedResponse;
 }
 
@@ -52,3 +55,17 @@ export function authorityOf(target: string): string | null {
  * @internal
  */
 export const SERVER_ERROR_JSON = '{"detail":"A server error occurred."}';
+
+/**
+ * Why no HTTP codec can send this rendered response (a status outside
+ * 100..999, a body that is not bytes), or null when it can. Both adapters
+ * answer such a response with a logged 500, as they do a refused header.
+ * @internal
+ */
+export function unsendable(out: RenderedResponse): string | null {
+  const status = out.status;
+  if (!(Number.isInteger(status) && status >= 100 && status <= 999))
+    return `invalid response status ${JSON.stringify(status) ?? typeof status}`;
+  if (!(out.body instanceof Uint8Array)) return `invalid response body (${typeof out.body}, not bytes)`;
+  return null;
+}

@@ -13,7 +13,7 @@ import { RequestTooLarge } from '../errors.js';
 import { logInternalError } from '../log.js';
 import type { RenderedResponse } from '../response.js';
 import { exceptionHandler } from '../views.js';
-import { authorityOf, originForm, SERVER_ERROR_JSON, type ServedApi } from './common.js';
+import { authorityOf, originForm, SERVER_ERROR_JSON, unsendable, type ServedApi } from './common.js';
 
 /** How long a refused body may still arrive (and be discarded) after the 413, in ms. */
 const LINGER_MS = 2000;
@@ -21,9 +21,12 @@ const LINGER_MS = 2000;
 /**
  * A `(req, res)` handler for `node:http` serving `api` (what
  * `RestApi.nodeHandler()` returns). A client that disconnects early has its
- * response dropped; a header value node:http refuses becomes a 500 logged
- * through the API's logger; a failure while writing closes that connection
- * only.
+ * response dropped; a response node:http cannot send (a header value with a
+ * control character, a status outside 100..999) becomes a 500 logged
+ * through the API's logger; a failure while writing (or a request cycle
+ * that rejects, which `RestApi`'s never does) is logged once with the
+ * request id and destroys that connection only: nothing is left to reject
+ * unhandled.
  * @example
  * ```ts
  * import { createServer } from 'node:http';
@@ -69,16 +72,34 @@ export function nodeHandler(api: ServedApi): (req: IncomingMessage, res: ServerR
         remoteAddress: req.socket.remoteAddress ?? null,
         native: req,
       };
-      void api.handle(raw).then((out) => {
-        try {
-          writeNode(api, req, res, out);
-        } catch (error) {
-          logInternalError(api.logger, error, req.method ?? null, req.url ?? null, 'failed to write the response');
-          res.destroy();
-        }
-      });
+      const requestId = api.requestIdOf(raw);
+      // Neither callback can throw, so the chain never rejects: handleWithId never rejects, and the
+      // guard is for a request cycle that breaks that promise anyway (logged, the connection closed).
+      void api.handleWithId(raw, requestId).then(
+        (out) => {
+          try {
+            writeNode(api, req, res, out, requestId);
+          } catch (error) {
+            abandon(api, raw, res, requestId, error, 'failed to write the response');
+          }
+        },
+        (error: unknown) => abandon(api, raw, res, requestId, error, 'internal error while handling the request'),
+      );
     });
   };
+}
+
+/** Logs why a request gets no reply (once, with its id) and destroys its response (and so its socket). */
+function abandon(
+  api: ServedApi,
+  raw: RawRequest,
+  res: ServerResponse,
+  requestId: string | null,
+  error: unknown,
+  message: string,
+): void {
+  logInternalError(api.logger, error, raw.method, raw.target, message, requestId);
+  res.destroy();
 }
 
 /** 413 for a body over the limit, then the connection closes: the rest of the body is never read. */
@@ -87,7 +108,7 @@ function refuseBody(api: ServedApi, req: IncomingMessage, res: ServerResponse, l
   res.shouldKeepAlive = false;
   res.setHeader('Connection', 'close');
   try {
-    writeNode(api, req, res, out);
+    writeNode(api, req, res, out, null);
   } catch (error) {
     logInternalError(api.logger, error, req.method ?? null, req.url ?? null, 'failed to write the response');
     res.destroy();
@@ -104,15 +125,23 @@ function refuseBody(api: ServedApi, req: IncomingMessage, res: ServerResponse, l
   req.resume();
 }
 
-/** Writes a rendered response on node:http; a header value it refuses becomes a logged 500. */
-function writeNode(api: ServedApi, req: IncomingMessage, res: ServerResponse, out: RenderedResponse): void {
+/** Writes a rendered response on node:http; one it cannot send (a header value, the status) becomes a logged 500. */
+function writeNode(
+  api: ServedApi,
+  req: IncomingMessage,
+  res: ServerResponse,
+  out: RenderedResponse,
+  requestId: string | null,
+): void {
   if (res.destroyed) return;
   try {
+    const refused = unsendable(out);
+    if (refused !== null) throw new Error(refused);
     res.statusCode = out.status;
     for (const [k, v] of out.headers) res.appendHeader(k, v);
   } catch (error) {
-    // A header value node:http refuses (a control character set by a view): 500, logged.
-    logInternalError(api.logger, error, req.method ?? null, req.url ?? null);
+    // A status or body no codec can send, a header value node:http refuses (a control character set by a view): 500, logged.
+    logInternalError(api.logger, error, req.method ?? null, req.url ?? null, undefined, requestId);
     for (const name of res.getHeaderNames()) res.removeHeader(name);
     res.statusCode = 500;
     res.setHeader('Content-Type', 'application/json');

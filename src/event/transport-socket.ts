@@ -26,6 +26,8 @@ import type { ConnectTarget, Transport, TransportHost, WriteResult } from './tra
 
 /** How long a freed connection may take to send what it still holds before it is destroyed. */
 const END_TIMEOUT_MS = 30000;
+/** How long a closed plain socket waits, its output sent and half-closed, for the peer to close its side. */
+const LINGER_MS = 2000;
 
 /**
  * A TCP or UNIX socket as a transport. The TLS transport extends it: the
@@ -186,14 +188,14 @@ export class SocketTransport implements Transport {
     if (!close) return;
     const tls = this.tlsSocket() !== null;
     if (io !== null && !io.destroyed) {
-      if (tls || io.writableLength > 0 || rest !== null) {
+      if (tls) {
         io.end();
         const t = setTimeout(() => io.destroy(), END_TIMEOUT_MS);
         t.unref();
         io.once('close', () => clearTimeout(t));
         io.on('error', noop);
       } else {
-        io.destroy();
+        lingeringClose(io);
       }
     }
     if (raw !== null && raw !== io && !raw.destroyed && !tls) raw.destroy();
@@ -407,6 +409,30 @@ function gaiText(err: NodeJS.ErrnoException): string {
     default:
       return err.message;
   }
+}
+
+/**
+ * Closes a plain socket without a reset: what it still holds is sent, then
+ * a FIN (half-close), and what the peer sends meanwhile is read and dropped
+ * until the peer closes its side too, at most {@link LINGER_MS} after the
+ * FIN left (the whole close at most {@link END_TIMEOUT_MS}). Closing a socket
+ * with unread bytes (a request that crossed the close, the rest of a
+ * pipelined batch) would make the kernel send a reset, and a reset makes
+ * the peer drop the replies it has received but not read yet.
+ */
+function lingeringClose(io: Socket): void {
+  io.on('error', noop);
+  // The socket keeps the loop alive while it is open; the timers do not.
+  let timer = setTimeout(() => io.destroy(), END_TIMEOUT_MS).unref();
+  io.once('close', () => clearTimeout(timer));
+  io.once('end', () => io.destroy());
+  io.on('data', noop);
+  io.end(() => {
+    clearTimeout(timer);
+    if (io.readableEnded) io.destroy();
+    else timer = setTimeout(() => io.destroy(), LINGER_MS).unref();
+  });
+  io.resume();
 }
 
 /** Up to this many chunks of at most MERGE_MAX_BYTES in all are copied into one buffer for a write. */

@@ -48,7 +48,6 @@ export interface ServerHost {
   /** @internal */ readonly maxHeaders: number;
   /** The allowed methods (`CMD_*` bits). @internal */ readonly allowed: number;
   /** The `Allow` header listing them. @internal */ readonly allowHeader: string;
-  /** @internal */ readonly shuttingDown: boolean;
   /** A deadline `ms` from now on the server's coarse clock. @internal */
   deadlineAfter(ms: number): number;
   /** A connection went away. @internal */
@@ -98,6 +97,8 @@ export class HttpServerConnection implements Exchange, HttpConnection {
   #parsingLent = false;
   #driving = false;
   #keepAlive = true;
+  /** The server shuts down: the connection ends after the requests it has received. */
+  #lastCall = false;
   #chunked = 0; // 0 none, 1 chunked framing, 2 until close
   #closeCb: { cb: (conn: HttpServerConnection, arg: unknown) => void; arg: unknown } | null = null;
   #upgraded = false;
@@ -309,7 +310,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
 
   #run(req: EventHttpRequest): void {
     const head = this.#head as RequestHead;
-    this.#keepAlive = head.keepAlive && !this.http.shuttingDown;
+    this.#keepAlive = head.keepAlive;
     if ((req.command & this.http.allowed) === 0) {
       this.#sendPage(req, 405, null, [['Allow', this.http.allowHeader]], errorBody(405, statusText(405)));
       return;
@@ -414,7 +415,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
       reason,
       noBody ? (code < 200 || code === 204 || code === 304 ? -1 : len) : len,
       false,
-      this.#keepAlive,
+      this.#keepsAlive(),
       this.http.base,
     );
     const room = noBody || len > COPY_BODY_MAX ? 0 : len; // a small body goes in the head's chunk
@@ -456,7 +457,9 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     if (!http11) this.#keepAlive = false;
     this.#chunked = noBody || userLength ? 0 : http11 ? 1 : 2;
     if (this.#chunked === 1) req.output.add('Transfer-Encoding', 'chunked');
-    this.bev.output.addLatin1(this.http.headCache.build(req, code, reason, -1, false, this.#keepAlive, this.http.base));
+    this.bev.output.addLatin1(
+      this.http.headCache.build(req, code, reason, -1, false, this.#keepsAlive(), this.http.base),
+    );
     req.responseCode = code;
     req.replied = true; // no second reply; chunks and end go through chunk()/endChunked()
     req.streaming = true;
@@ -545,11 +548,52 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     return this.http.base;
   }
 
-  /** Closes the connection when it has no request in progress (shutdown). */
-  closeIfIdle(): void {
-    if (this.#phase === Phase.Reading && this.parser.idle && this.#pending === null && this.bev.input.length === 0)
-      this.destroy();
-    else this.#keepAlive = false;
+  /**
+   * The server shuts down: every request received (read, in part or whole)
+   * is answered, and the reply with nothing received behind it is the last
+   * (`Connection: close`). Between requests, the client has until `grace`
+   * (coarse clock) to send one more: it may be on its way already.
+   */
+  lastCall(grace: number): void {
+    this.#lastCall = true;
+    if (this.#idle) {
+      this.deadline = grace;
+    } else {
+      const last = this.http.deadlineAfter(Infinity); // the shutdown's deadline
+      if (this.deadline > last) this.deadline = last;
+    }
+  }
+
+  /**
+   * Whether the reply being built leaves the connection open: when the
+   * request asked for it and, once the server shuts down, only while more
+   * of what the client sent is waiting to be answered.
+   */
+  #keepsAlive(): boolean {
+    if (this.#lastCall && this.#keepAlive && !this.#received) this.#keepAlive = false;
+    return this.#keepAlive;
+  }
+
+  /** Bytes received and not parsed yet (the rest of a pipelined batch, the input, a held read). */
+  get #received(): boolean {
+    return this.#pending !== null || this.bev.input.length > 0 || this.bev.heldLength > 0;
+  }
+
+  /** No request begun, none waiting: between requests of a keep-alive connection. */
+  get #idle(): boolean {
+    return this.#phase === Phase.Reading && this.parser.idle && !this.#received;
+  }
+
+  /**
+   * The sweep found this connection past its deadline. Between requests
+   * (the idle timeout, the end of a shutdown's grace) it is closed
+   * gracefully: a FIN, and what the client still sends is read and dropped,
+   * so a request that crossed the close meets the end of the connection,
+   * not a reset. Anything else (a head or body too slow, a reader too slow,
+   * the shutdown deadline) is destroyed at once.
+   */
+  expire(): void {
+    this.destroy(!this.#idle || this.#throttled || this.bev.unsentLength > 0);
   }
 
   /**
@@ -592,7 +636,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     body: string,
   ): void {
     const r = reason ?? statusText(code);
-    this.#keepAlive = code === 404 || code === 405 ? this.#keepAlive : false;
+    this.#keepAlive = code === 404 || code === 405 ? this.#keepsAlive() : false;
     req.output.clear();
     req.output.add('Content-Type', 'text/html');
     if (extra !== null) for (const [k, v] of extra) req.output.add(k, v);

@@ -39,6 +39,13 @@ const DEFAULT_HEADERS_MS = 30_000;
 const DEFAULT_BODY_MS = 60_000;
 const DEFAULT_OUTPUT_HIGH = 1024 * 1024;
 const DEFAULT_SHUTDOWN_S = 10;
+/**
+ * At shutdown, how long an idle keep-alive connection may still send one
+ * request (its client may have sent it already: in flight, or in the
+ * kernel's receive buffer), answered with `Connection: close`, before it is
+ * half-closed.
+ */
+const SHUTDOWN_IDLE_GRACE_MS = 1000;
 
 /**
  * The HTTP server.
@@ -395,11 +402,17 @@ export class EventHttp implements ServerHost {
   }
 
   /**
-   * Stops accepting, closes idle connections, lets requests in flight finish
-   * (their replies say `Connection: close`) and resolves when every
-   * connection is closed. Connections still open `deadlineSeconds` later
-   * (default 10; `Infinity`: wait for ever) are closed then, whatever they
-   * are doing, so a client trickling a body cannot hold the shutdown.
+   * Stops accepting, lets requests in flight finish (their replies say
+   * `Connection: close`) and resolves when every connection is closed.
+   * A keep-alive connection between requests is not reset: its client may
+   * have sent a request that has not been read yet, so for up to one second
+   * a request that arrives is still answered (with `Connection: close`);
+   * then the connection is half-closed (a FIN, what the client still sends
+   * is read and dropped). A client therefore never loses a request it sent
+   * before it saw the connection end. Connections still open
+   * `deadlineSeconds` later (default 10; `Infinity`: wait for ever) are
+   * closed then, whatever they are doing, so a client trickling a body
+   * cannot hold the shutdown.
    * @example
    * ```ts
    * process.on('SIGTERM', () => void http.shutdown(5));
@@ -415,10 +428,8 @@ export class EventHttp implements ServerHost {
     const ms = deadlineSeconds >= 0 ? deadlineSeconds * 1000 : DEFAULT_SHUTDOWN_S * 1000;
     this.clock = performance.now();
     this.#shutdownAt = this.clock + ms;
-    for (const c of [...this.conns]) {
-      c.closeIfIdle();
-      if (c.deadline > this.#shutdownAt) c.deadline = this.#shutdownAt;
-    }
+    const grace = this.deadlineAfter(SHUTDOWN_IDLE_GRACE_MS);
+    for (const c of this.conns) c.lastCall(grace);
     this.#resweep();
     this.#checkShutdown();
     return promise;
@@ -444,11 +455,6 @@ export class EventHttp implements ServerHost {
   /** Whether this server speaks HTTPS. @internal */
   get secure(): boolean {
     return this.#ctx !== null;
-  }
-
-  /** Whether shutdown() was called. @internal */
-  get shuttingDown(): boolean {
-    return this.#shutdown !== null;
   }
 
   /**
@@ -508,7 +514,8 @@ export class EventHttp implements ServerHost {
   }
 
   #sweepInterval(): number {
-    const shortest = Math.min(this.#timeoutMs, this.#headersMs, this.#bodyMs, this.#shutdownAt - this.clock);
+    const grace = this.#shutdown !== null ? SHUTDOWN_IDLE_GRACE_MS : Infinity;
+    const shortest = Math.min(this.#timeoutMs, this.#headersMs, this.#bodyMs, this.#shutdownAt - this.clock, grace);
     return Math.max(0.05, Math.min(1, shortest / 4000));
   }
 
@@ -525,7 +532,7 @@ export class EventHttp implements ServerHost {
   #runSweep(): void {
     const now = performance.now();
     this.clock = now;
-    for (const c of this.conns) if (c.deadline < now) c.destroy(true);
+    for (const c of this.conns) if (c.deadline < now) c.expire();
     if (this.conns.size === 0 && this.#sweep !== null) {
       this.#sweep.free();
       this.#sweep = null;

@@ -16,7 +16,7 @@ import { EventBufferEvent } from '../../src/event/bufferevent.js';
 import { Event } from '../../src/event/event.js';
 import { EventHttp } from '../../src/http/server.js';
 import { EventHttpRequest } from '../../src/http/request.js';
-import { sleep } from '../support/net.js';
+import { sleep, waitFor } from '../support/net.js';
 import { prng as rng } from '../support/http-fuzz.js';
 import {
   mask,
@@ -1071,6 +1071,75 @@ test('shutdown(): idle connections closed, a request in flight completes with Co
       await busy.expectClosed();
       await Promise.race([done, sleep(3000).then(() => assert.fail('shutdown() did not resolve'))]);
       assert.equal(resolved, true);
+    },
+  );
+});
+
+test('shutdown(): a request sent on an idle keep-alive connection after shutdown() began is answered with Connection: close', async () => {
+  await withServer(
+    (http) => http.setDefaultCallback(hello()),
+    async ({ http, dial }) => {
+      const c = await dial();
+      c.write('GET / HTTP/1.1\r\nHost: h\r\n\r\n');
+      await c.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 5\r\n\r\nhello');
+      // The server stops while the client's next request is on its way (here: sent just after).
+      const done = http.shutdown();
+      c.write('GET /next HTTP/1.1\r\nHost: h\r\n\r\n');
+      await c.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello');
+      await c.expectClosed();
+      await Promise.race([done, sleep(3000).then(() => assert.fail('shutdown() did not resolve'))]);
+    },
+  );
+});
+
+test('shutdown(): pipelined requests in the input when it begins are all answered, the last with Connection: close', async () => {
+  let release: (() => void) | null = null;
+  await withServer(
+    (http) => {
+      http.setCallback('/hold', (req) => {
+        release = () => req.sendReply(200, 'OK', body('held'));
+      });
+      http.setDefaultCallback(hello());
+    },
+    async ({ http, dial }) => {
+      const c = await dial();
+      c.write('GET /hold HTTP/1.1\r\nHost: h\r\n\r\nGET /a HTTP/1.1\r\nHost: h\r\n\r\n');
+      await c.waitFor(() => release !== null, 3000, 'the held request');
+      const done = http.shutdown();
+      (release as unknown as () => void)();
+      await c.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 4\r\n\r\nheld');
+      await c.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello');
+      await c.expectClosed();
+      await done;
+    },
+  );
+});
+
+test('shutdown(): an idle connection is half-closed, then what its client still sends is read and dropped (a FIN, never a reset)', async () => {
+  await withServer(
+    (http) => http.setDefaultCallback(hello()),
+    async ({ http, port }) => {
+      const sock = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+      await once(sock, 'connect');
+      const errors: string[] = [];
+      sock.on('error', (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
+      let received = '';
+      sock.on('data', (d: Buffer) => (received += d.toString('latin1')));
+      sock.write('GET / HTTP/1.1\r\nHost: h\r\n\r\n');
+      await waitFor(() => received.endsWith('hello'), 3000);
+      const done = http.shutdown();
+      await Promise.race([once(sock, 'end'), sleep(5000).then(() => assert.fail('no FIN from the server'))]);
+      // A request that crosses the close: the server reads and drops it; the client sees no reset.
+      sock.write('GET /late HTTP/1.1\r\nHost: h\r\n\r\n'.repeat(200));
+      await sleep(150);
+      sock.write('GET /later HTTP/1.1\r\nHost: h\r\n\r\n'); // a closed socket would have answered the first with a reset
+      await sleep(150);
+      assert.deepEqual(errors, []);
+      assert.match(received, /^HTTP\/1\.1 200 OK\r\n[^]*hello$/);
+      sock.end();
+      await Promise.race([done, sleep(5000).then(() => assert.fail('shutdown() did not resolve'))]);
+      await Promise.race([once(sock, 'close'), sleep(5000).then(() => assert.fail('the server did not close'))]);
+      assert.deepEqual(errors, []);
     },
   );
 });

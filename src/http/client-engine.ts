@@ -586,10 +586,11 @@ export class ClientEngine<O extends HttpConnection> {
     const deadline = this.#deadline();
     if (t >= deadline) {
       const conn = this.#conn;
+      const none = conn === null || conn.resp === Resp.None;
       this.#fail(
         conn !== null && !conn.closed ? conn : null,
         'ERR_EVENT_TIMEOUT',
-        `No complete response within ${this.requestTimeout} s (setRequestTimeout)`,
+        `${none ? 'No response' : 'No complete response'} within ${this.requestTimeout} s (setRequestTimeout)`,
       );
       return;
     }

@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { createServer, type Socket } from 'node:net';
 import { EventBase, getLastError } from '../../src/event/index.js';
 import { EventHttpConnection, EventHttpRequest, ResponseParser } from '../../src/http/index.js';
+import { freePort } from '../support/spawn.js';
 
 const { CMD_GET, OUTPUT_HEADER } = EventHttpRequest;
 const MiB = 1024 * 1024;
@@ -31,7 +32,7 @@ interface Hostile {
  * request head it receives (the client sends no bodies here) and writes
  * what the test wants, through `send` (which counts the bytes).
  */
-async function hostile(onRequest: (send: Sender, path: string) => void): Promise<Hostile> {
+async function hostile(onRequest: (send: Sender, path: string) => void, port = 0): Promise<Hostile> {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let written = 0;
@@ -69,11 +70,10 @@ async function hostile(onRequest: (send: Sender, path: string) => void): Promise
       }
     });
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(port, '127.0.0.1');
   await once(server, 'listening');
-  const { port } = server.address() as { port: number };
   return {
-    port,
+    port: (server.address() as { port: number }).port,
     written: () => written,
     close: () => {
       for (const t of timers) clearInterval(t);
@@ -177,8 +177,8 @@ describe('EventHttpConnection bounds against hostile servers', { concurrency: tr
   after(() => {
     for (const s of servers) s.close();
   });
-  async function start(onRequest: (send: Sender, path: string) => void): Promise<Hostile> {
-    const s = await hostile(onRequest);
+  async function start(onRequest: (send: Sender, path: string) => void, port = 0): Promise<Hostile> {
+    const s = await hostile(onRequest, port);
     servers.push(s);
     return s;
   }
@@ -371,20 +371,23 @@ describe('EventHttpConnection bounds against hostile servers', { concurrency: tr
     assert.deepEqual(r?.error, timedOut);
   });
 
-  test('the deadline counts from when each request is sent, not from when it was queued', async () => {
-    // each response takes about 0.5 s; four queued requests take about 2 s, beyond the 1.5 s deadline
-    const reply = 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello';
-    const srv = await start((s) => {
-      let i = 0;
-      s.every(100, () => i < reply.length && s.write(reply.slice(i, (i += 10))));
+  test('the deadline counts from when the request is sent, not from makeRequest (a connect retry waited longer)', async () => {
+    const port = await freePort();
+    const { base, conn } = client(port, (c) => {
+      c.setRetries(1);
+      c.setInitialRetryTimeout(2); // a timer: the request waits at least 2 s before it is sent
+      c.setRequestTimeout(1.5);
     });
-    const { base, conn } = client(srv.port, (c) => c.setRequestTimeout(1.5));
-    const results = await get(base, conn, ['/1', '/2', '/3', '/4']);
+    // nothing listens at first: the first connect is refused, the retry finds the server
+    const up = new Promise<Hostile>((resolve, reject) => {
+      setTimeout(() => {
+        start((s) => s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'), port).then(resolve, reject);
+      }, 100);
+    });
+    const [r] = await get(base, conn, ['/late']);
     conn.free();
-    assert.deepEqual(
-      results.map((r) => r.code ?? r.error),
-      [200, 200, 200, 200],
-    );
+    await up;
+    assert.equal(r?.code ?? r?.error, 200);
   });
 
   test('setRequestTimeout: Infinity removes the deadline; 0, negative and NaN restore the default (60 s)', async () => {

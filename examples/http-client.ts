@@ -14,9 +14,8 @@
  * (nor can a server that trickles its response, or sends interim 1xx
  * responses for ever, hold it longer) and the default limits (a body of at
  * most 8 MiB, at most 100 interim responses), and one `EventHttpRequest`
- * whose output headers are
- * `Host: HOST[:PORT]` (the port only when it is not 80; IPv6 in brackets)
- * and `Content-Length: 0`, then `makeRequest(req, CMD_GET, URI)`. On the
+ * whose output headers are `Host: HOST[:PORT]` (the port only when it is
+ * not 80; IPv6 in brackets) and `Content-Length: 0`, then `makeRequest(req, CMD_GET, URI)`. On the
  * wire: `GET URI HTTP/1.1\r\nHost: ...\r\nContent-Length: 0\r\n\r\n`.
  *
  * The request's callback prints `_request_handler` and then
@@ -41,9 +40,9 @@
  * Deviations from the PHP example: host, port and URI come from the command
  * line (PHP: 127.0.0.1, 80, /index.cphp); the Host header carries the port
  * when it is not 80; the whole request has a deadline, and a refused
- * response is told from a timeout; the body is read with `read(1024)` (the spec's limit)
- * rather than `readLine()`, so empty lines and a line "0" are printed too;
- * the exit status tells the outcome.
+ * response is told from a timeout; the body is read with `read(1024)` (the
+ * spec's limit) rather than `readLine()`, so empty lines and a line "0" are
+ * printed too; the exit status tells the outcome.
  */
 import { isIP } from 'node:net';
 import { EventBase, getLastError } from '../src/event/index.js';

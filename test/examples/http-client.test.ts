@@ -122,7 +122,7 @@ async function startHttpServerExample(): Promise<{ run: ExampleRun; port: number
   }
 }
 
-describe('examples/http-client.ts', { concurrency: true, timeout: 90000 }, () => {
+describe('examples/http-client.ts', { concurrency: 4, timeout: 180000 }, () => {
   test('against the http-server example: Success: 200, an empty body, exit 0', { timeout: 30000 }, async () => {
     const { run: server, port } = await startHttpServerExample();
     try {
@@ -230,7 +230,7 @@ describe('examples/http-client.ts', { concurrency: true, timeout: 90000 }, () =>
     }
   });
 
-  describe('hostile servers: the example ends within its timeout, exit 1', () => {
+  describe('hostile servers: the example ends within its timeout, exit 1', { concurrency: 2 }, () => {
     const CHUNK = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 0x61), Buffer.from('\r\n')]);
 
     test('an endless chunked body: "Invalid response" (the 8 MiB body limit)', { timeout: 30000 }, async () => {

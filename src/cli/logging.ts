@@ -12,10 +12,46 @@
  *
  * @module
  */
+import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import type * as Pino from 'pino';
 import { loadOptional } from '../sql/drivers.js';
 import type { AccessLogEntry } from '../rest/api.js';
+
+/**
+ * The optional peer packages `eventide serve` needs: pino (its logs, here)
+ * and prom-client (its `/metrics`, `observability.ts`).
+ * @example
+ * ```ts
+ * SERVE_PACKAGES.join(' '); // 'pino prom-client'
+ * ```
+ */
+export const SERVE_PACKAGES = Object.freeze(['pino', 'prom-client'] as const);
+
+/**
+ * Why `eventide serve` cannot run, in one line, when a package of
+ * {@link SERVE_PACKAGES} cannot be found from here (it is not installed),
+ * or null when all are: the command checks before it starts anything, and
+ * prints the line instead of the stack of a failed import.
+ * @example
+ * ```ts
+ * missingServePackages(); // null, or 'the package pino is not installed (eventide serve needs pino and prom-client): npm install pino prom-client'
+ * ```
+ */
+export function missingServePackages(): string | null {
+  const require = createRequire(import.meta.url);
+  const missing = SERVE_PACKAGES.filter((name) => {
+    try {
+      require.resolve(name);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (missing.length === 0) return null;
+  const which = missing.length === 1 ? `the package ${missing[0]} is` : `the packages ${missing.join(' and ')} are`;
+  return `${which} not installed (eventide serve needs ${SERVE_PACKAGES.join(' and ')}): npm install ${SERVE_PACKAGES.join(' ')}`;
+}
 
 /**
  * The levels of `--log-level`, most verbose first; `silent` logs nothing.

@@ -428,5 +428,6 @@ flight finish (at most --shutdown-timeout seconds); exit status 0. With
 requests; a crashed worker is restarted after 0.1 s, doubling up to 5 s.
 Exit status: 0 after SIGINT/SIGTERM; 1 when the database cannot be opened,
 the port cannot be used, a worker fails to start, or the workers keep
-crashing; 2 for a bad command line or environment variable.
+crashing; 2 for a bad command line or environment variable, or when pino
+or prom-client is not installed (npm install pino prom-client).
 `;

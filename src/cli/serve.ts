@@ -43,7 +43,7 @@ import { connectRedisCountStore, type RedisCountStore } from '../sql/redis-count
 import type { AccessLogEntry } from '../rest/api.js';
 import { buildDemoApi } from './demo.js';
 import { supervisorMessage, workerMessage, WorkerSupervisor } from './cluster.js';
-import { accessLogger, createServeLogger } from './logging.js';
+import { accessLogger, createServeLogger, missingServePackages } from './logging.js';
 import {
   clusterMetricsClient,
   databaseProblem,
@@ -404,7 +404,8 @@ async function runPrimary(o: ServeOptions): Promise<number> {
 /**
  * Runs `eventide serve` and resolves with the exit status (0 after
  * SIGINT/SIGTERM or `--help`, 1 when it cannot serve or the workers keep
- * crashing, 2 for a bad command line or environment variable). `defaults`
+ * crashing, 2 for a bad command line or environment variable, or when pino
+ * or prom-client is not installed). `defaults`
  * replace the built-in defaults of the options (the environment variables
  * of `SERVE_ENV` override them, and the command line overrides both).
  * @example
@@ -424,6 +425,11 @@ export async function serve(args: readonly string[], defaults: Partial<ServeOpti
   if (o.help) {
     process.stdout.write(SERVE_USAGE);
     return 0;
+  }
+  const missing = missingServePackages();
+  if (missing !== null) {
+    process.stderr.write(`eventide serve: ${missing}\n`);
+    return 2;
   }
   if (o.worker) {
     if (!cluster.isWorker) {

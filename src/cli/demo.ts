@@ -8,6 +8,7 @@ import type { Queryset } from '../rest/data/source.js';
 import type { Item } from './demo-data.js';
 import { RestApi, type AccessLogEntry } from '../rest/api.js';
 import type { HttpLogger } from '../http/log.js';
+import type { CompressionSettings, CorsSettings } from '../rest/contracts.js';
 import { OrderingFilter } from '../rest/filters.js';
 import { ListAPIView, RetrieveAPIView } from '../rest/generics.js';
 import { openApiView } from '../rest/openapi.js';
@@ -174,6 +175,10 @@ export interface DemoApiOptions {
   countStore?: CountStore;
   /** Behind a trusted proxy: links from `X-Forwarded-Host`, https from `X-Forwarded-Proto` (default false). */
   trustProxy?: boolean;
+  /** The `COMPRESSION` setting (docs/production.md); default null: no compression. */
+  compression?: CompressionSettings | null;
+  /** The `CORS` setting (docs/production.md); default null: no CORS headers. */
+  cors?: CorsSettings | null;
 }
 
 /**
@@ -390,6 +395,8 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
       ...(options.trustProxy === true
         ? { USE_X_FORWARDED_HOST: true, SECURE_PROXY_SSL_HEADER: ['X-Forwarded-Proto', 'https'] as [string, string] }
         : {}),
+      COMPRESSION: options.compression ?? null,
+      CORS: options.cors ?? null,
     },
     ...(options.onResponse ? { onResponse: options.onResponse } : {}),
     ...(options.logger ? { logger: options.logger } : {}),

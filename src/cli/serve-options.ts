@@ -10,6 +10,8 @@
  * @module
  */
 import { parseArgs } from 'node:util';
+import { COMPRESSION_DEFAULTS, type ContentCoding } from '../rest/compression.js';
+import { corsSettings } from '../rest/cors.js';
 import { LOG_LEVELS, type LogFormat, type LogLevel } from './logging.js';
 
 /**
@@ -40,6 +42,12 @@ export interface ServeOptions {
   trustProxy: boolean;
   /** `ALLOWED_HOSTS` of the API; null: {@link defaultAllowedHosts} of `host`. */
   allowedHosts: string[] | null;
+  /** The codings of the `COMPRESSION` setting, in order of preference; null: no compression. */
+  compression: ContentCoding[] | null;
+  /** The smallest body compressed, in bytes (`COMPRESSION.threshold`). */
+  compressionThreshold: number;
+  /** The allowed origins of the `CORS` setting (`'*'`: any); null: no CORS headers. */
+  corsOrigins: '*' | string[] | null;
   /** Seconds the requests in flight may take after SIGTERM/SIGINT before their connections are closed. */
   shutdownTimeout: number;
   /** Seconds between SIGTERM/SIGINT and closing the listener: `/readyz` answers 503, everything else is still served. */
@@ -76,6 +84,9 @@ export const SERVE_DEFAULTS: Readonly<ServeOptions> = Object.freeze({
   quiet: false,
   trustProxy: false,
   allowedHosts: null,
+  compression: null,
+  compressionThreshold: COMPRESSION_DEFAULTS.threshold,
+  corsOrigins: null,
   shutdownTimeout: 10,
   shutdownDelay: 0,
   logLevel: 'info',
@@ -144,6 +155,9 @@ export const SERVE_ENV: Readonly<Record<string, string>> = Object.freeze({
   rows: 'EVENTIDE_ROWS',
   workers: 'EVENTIDE_WORKERS',
   'allowed-hosts': 'EVENTIDE_ALLOWED_HOSTS',
+  compression: 'EVENTIDE_COMPRESSION',
+  'compression-threshold': 'EVENTIDE_COMPRESSION_THRESHOLD',
+  'cors-origins': 'EVENTIDE_CORS_ORIGINS',
   'shutdown-timeout': 'EVENTIDE_SHUTDOWN_TIMEOUT',
   'shutdown-delay': 'EVENTIDE_SHUTDOWN_DELAY',
   'max-restarts': 'EVENTIDE_MAX_RESTARTS',
@@ -160,6 +174,46 @@ function flagOption(label: string, raw: string | undefined): boolean {
   if (v === '1' || v === 'true' || v === 'yes') return true;
   if (v === '0' || v === 'false' || v === 'no') return false;
   throw new UsageError(`${label} must be 1, true, yes, 0, false or no, got ${shown(raw)}`);
+}
+
+/** `off`, `on` (brotli, then gzip), or the codings in order of preference (`gzip`, `gzip,br`). */
+function compressionOption(label: string, raw: string | undefined): ContentCoding[] | null {
+  const v = (raw ?? '').trim().toLowerCase();
+  if (v === 'off') return null;
+  if (v === 'on') return [...COMPRESSION_DEFAULTS.encodings];
+  const list = v.split(',').map((c) => c.trim());
+  const known: readonly string[] = COMPRESSION_DEFAULTS.encodings;
+  if (v === '' || !list.every((c) => known.includes(c)) || new Set(list).size !== list.length)
+    throw new UsageError(
+      `${label} must be off, on, or codings among ${known.join(', ')} separated by commas (br,gzip), got ${shown(raw)}`,
+    );
+  return list as ContentCoding[];
+}
+
+/** `*`, or origins (`scheme://host[:port]`) separated by commas, each checked as the `CORS` setting checks it. */
+function originList(label: string, raw: string | undefined): '*' | string[] {
+  const list = (raw ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
+  if (list.length === 0)
+    throw new UsageError(
+      `${label} needs * or origins separated by commas (https://app.example.com), got ${shown(raw)}`,
+    );
+  if (list.includes('*')) {
+    if (list.length > 1) throw new UsageError(`${label}: * allows every origin and stands alone, not in a list`);
+    return '*';
+  }
+  for (const origin of list) {
+    try {
+      corsSettings({ allowedOrigins: [origin] });
+    } catch {
+      throw new UsageError(
+        `${label}: ${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path, no trailing slash)`,
+      );
+    }
+  }
+  return list;
 }
 
 /** Sets option `name` of `o` from `raw`; `label` names it in messages (`--port` or `EVENTIDE_PORT`). */
@@ -200,6 +254,15 @@ function setOption(o: ServeOptions, name: string, raw: string | undefined, label
       return;
     case 'allowed-hosts':
       o.allowedHosts = hostList(label, raw);
+      return;
+    case 'compression':
+      o.compression = compressionOption(label, raw);
+      return;
+    case 'compression-threshold':
+      o.compressionThreshold = intOption(label, raw, 0, 1024 * 1024 * 1024);
+      return;
+    case 'cors-origins':
+      o.corsOrigins = originList(label, raw);
       return;
     case 'shutdown-timeout':
       o.shutdownTimeout = secondsOption(label, raw, 0, 3600);
@@ -269,6 +332,14 @@ export function parseServeArgs(
   }
   if (o.replicas.length > 0 && !/^postgres(?:ql)?:\/\//i.test(o.database))
     throw new UsageError('--replicas needs a postgres:// --database (the primary)');
+  const threshold =
+    values['compression-threshold'] !== undefined
+      ? '--compression-threshold'
+      : (env[SERVE_ENV['compression-threshold'] as string] ?? '') !== ''
+        ? SERVE_ENV['compression-threshold']
+        : undefined;
+  if (threshold !== undefined && o.compression === null)
+    throw new UsageError(`${threshold} needs --compression (compression is off)`);
   if (values['quiet'] === true) o.quiet = true;
   if (values['trust-proxy'] === true) o.trustProxy = true;
   if (values['help'] === true) o.help = true;
@@ -286,6 +357,9 @@ const PARSE_OPTIONS = {
   rows: { type: 'string' },
   workers: { type: 'string' },
   'allowed-hosts': { type: 'string' },
+  compression: { type: 'string' },
+  'compression-threshold': { type: 'string' },
+  'cors-origins': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
   'shutdown-delay': { type: 'string' },
   'log-level': { type: 'string' },
@@ -388,6 +462,19 @@ Options:
                             (default localhost,127.0.0.1,[::1], the --host
                             address, .example.com); others get 400
                             [EVENTIDE_ALLOWED_HOSTS]
+  --compression off|on|CODINGS
+                            compress responses of text and JSON (br or gzip,
+                            as the client's Accept-Encoding asks): on is
+                            br,gzip; or the codings in order of preference,
+                            br, gzip or both (default off)
+                            [EVENTIDE_COMPRESSION]
+  --compression-threshold BYTES
+                            with --compression: the smallest body compressed
+                            (default ${SERVE_DEFAULTS.compressionThreshold}) [EVENTIDE_COMPRESSION_THRESHOLD]
+  --cors-origins ORIGIN,... origins whose pages may call the API from a
+                            browser (CORS), as scheme://host[:port]; * allows
+                            every origin, without credentials (default: none,
+                            no CORS headers) [EVENTIDE_CORS_ORIGINS]
   --shutdown-delay SECS     on SIGTERM/SIGINT, keep serving this long with
                             /readyz answering 503 before the listener closes
                             (default ${SERVE_DEFAULTS.shutdownDelay}) [EVENTIDE_SHUTDOWN_DELAY]

@@ -6,6 +6,7 @@
  *                [--rows 100000] [--workers N] [--allowed-hosts A,B]
  *                [--shutdown-delay 0] [--shutdown-timeout 10] [--max-restarts 5]
  *                [--restart-window 30] [--log-level info] [--log-format json|pretty]
+ *                [--compression off|on|br,gzip] [--cors-origins ORIGIN,...]
  *                [--quiet] [--help]
  * ```
  *
@@ -177,6 +178,8 @@ function startHttp(
     onResponse,
     logger: log,
     requestIdHeader: REQUEST_ID_HEADER,
+    compression: o.compression && { encodings: o.compression, threshold: o.compressionThreshold },
+    cors: o.corsOrigins && { allowedOrigins: o.corsOrigins },
   });
   http.setTimeout(60);
   http.setLogger(log);
@@ -363,6 +366,10 @@ async function runPrimary(o: ServeOptions): Promise<number> {
       : ['--replicas', o.replicas.join(',')]),
     ...(o.redis === null || process.env['EVENTIDE_REDIS_URL'] === o.redis ? [] : ['--redis', o.redis]),
     ...(o.trustProxy ? ['--trust-proxy'] : []),
+    ...(o.compression === null
+      ? []
+      : ['--compression', o.compression.join(','), '--compression-threshold', String(o.compressionThreshold)]),
+    ...(o.corsOrigins === null ? [] : ['--cors-origins', o.corsOrigins === '*' ? '*' : o.corsOrigins.join(',')]),
     '--rows',
     String(o.rows),
     '--allowed-hosts',

@@ -157,6 +157,17 @@ test('options from the environment: one variable per option, the command line wi
   assert.equal(run.stdout(), '');
 });
 
+test('docs/serve.md has a row for every option with its variable', () => {
+  const rows = readFileSync(join(ROOT, 'docs', 'serve.md'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('| `--'));
+  for (const [flag, variable] of Object.entries(SERVE_ENV)) {
+    const row = rows.find((l) => l.startsWith(`| \`--${flag}\``) || l.startsWith(`| \`--${flag} `));
+    assert.ok(row, `a row for --${flag}`);
+    assert.ok(row.includes(`\`${variable}\``), `${variable} in the row of --${flag}`);
+  }
+});
+
 test('one process: JSON logs with request ids, a view error logged once, /healthz, /readyz, /metrics, 503 while shutting down', async () => {
   const file = join(dir, 'single.sqlite3');
   const run = serve(['--port', '0', '--database', file, '--rows', '120', '--shutdown-delay', '1']);

@@ -365,9 +365,10 @@ export class RestApi implements ApiContext {
    * included) and sets the server's body limit to `MAX_BODY_SIZE` (a
    * declared larger body is answered 413 before it is read). A client that
    * disconnects before its response is ready costs nothing more: the view
-   * finishes and its response is dropped. A response header the codec
-   * refuses (a control character) becomes a 500 logged through this API's
-   * logger; anything else that fails while writing the response closes that
+   * finishes and its response is dropped. A response the codec refuses (a
+   * header with a control character, a status outside 100..999) becomes a
+   * 500 logged through this API's logger; anything else that fails while
+   * writing the response is logged once with the request id and closes that
    * connection only.
    * @example
    * ```ts
@@ -383,9 +384,11 @@ export class RestApi implements ApiContext {
    * A declared body larger than `MAX_BODY_SIZE` is answered 413 at once
    * and the connection closed without reading it; a chunked body is cut
    * off (413, closed) as soon as it passes the limit. A client that
-   * disconnects early has its response dropped; a header value node:http
-   * refuses becomes a 500 logged through this API's logger; a failure while
-   * writing closes that connection only.
+   * disconnects early has its response dropped; a response node:http
+   * cannot send (a header value with a control character, a status outside
+   * 100..999) becomes a 500 logged through this API's logger; any other
+   * failure while writing is logged once with the request id and destroys
+   * that connection only.
    * @example
    * ```ts
    * import { createServer } from 'node:http';

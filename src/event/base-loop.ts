@@ -20,6 +20,7 @@
  */
 import { warn } from './errors.js';
 import { Handle, TimerHeap } from './handle.js';
+import { Turn } from './bufferevent-turn.js';
 import { Ring } from './ring.js';
 import { noop, now } from './shared.js';
 import { ReadLanding } from './socket-reads.js';
@@ -91,6 +92,14 @@ export class LoopCore {
   #keepAlive: NodeJS.Timeout | null = null;
   /** The receive buffer this base lends to its plain sockets (socket-reads.ts). */
   readonly #landing = new ReadLanding();
+  /**
+   * The end of this turn of Node's loop for the bufferevents of this base:
+   * their queued output, handed over in the check phase or when a loop ends,
+   * and the clock their deadlines count from (bufferevent-turn.ts). A field,
+   * not a getter: every write and deadline of a bufferevent reads it.
+   * @internal
+   */
+  readonly turn = new Turn();
 
   /** @internal */
   constructor(noCacheTime: boolean, maxDispatch: MaxDispatch | null) {
@@ -331,9 +340,6 @@ export class LoopCore {
     this.#live = 0;
   }
 
-  /** A loop ended (before its promise settles): the public class runs its loop-end hooks. @internal */
-  protected loopEnded(): void {}
-
   // ---------------------------------------------------------------- loop machinery
 
   #ref(): void {
@@ -535,7 +541,8 @@ export class LoopCore {
   }
 
   #end(): void {
-    this.loopEnded();
+    // Before the promise settles: a program that exits right after its loop loses no output.
+    this.turn.flush();
     this.#dispatching = false;
     this.#exitReq = false;
     this.#breakReq = false;

@@ -20,19 +20,6 @@ import { LoopCore, LOOP_NONBLOCK, LOOP_ONCE, type MaxDispatch } from './base-loo
 import { BACKEND_FEATURES, backendMethod, EventConfig } from './config.js';
 import { createEventError, warn } from './errors.js';
 
-/** Run when a loop ends, before its promise settles. */
-const loopEndHooks: (() => void)[] = [];
-
-/**
- * Registers work to do whenever a loop ends, before `dispatch()` / `loop()`
- * settles: bufferevents hand over the output they queued in the last turn,
- * so a program that exits right after its loop loses nothing.
- * @internal
- */
-export function onLoopEnd(hook: () => void): void {
-  loopEndHooks.push(hook);
-}
-
 /**
  * The event loop.
  *
@@ -295,10 +282,5 @@ export class EventBase extends LoopCore {
   free(): void {
     if (this.freed) return;
     this.freeLoop();
-  }
-
-  /** Runs the hooks registered with {@link onLoopEnd}. @internal */
-  protected override loopEnded(): void {
-    for (const hook of loopEndHooks) hook();
   }
 }

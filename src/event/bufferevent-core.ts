@@ -25,7 +25,7 @@ import { warn } from './errors.js';
 import { noop, READ, WRITE } from './shared.js';
 import type { ConnectTarget, Transport, TransportHost } from './transport.js';
 import { connectTarget, resolveHost } from './transport-socket.js';
-import { Turn, type TurnMember } from './bufferevent-turn.js';
+import type { TurnMember } from './bufferevent-turn.js';
 import { setLastSocketError } from './util.js';
 
 const { READING, WRITING, EOF, ERROR, TIMEOUT, CONNECTED } = BEV;
@@ -392,7 +392,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
       return;
     }
     input.appendRead(chunk, lent);
-    if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead, Turn.clock());
+    if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead, this.base.turn.clock());
     if (!this.base.dispatching && !this.#waitingForDispatch) {
       // Nothing calls back while the base is idle: stop reading until it dispatches again.
       this.#waitingForDispatch = true;
@@ -412,7 +412,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
    * (`takeHeld`) instead of reading them out of the input; what it leaves goes there after.
    */
   #dataHeld(chunk: Buffer, lent: boolean): void {
-    if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead, Turn.clock());
+    if (this.#timeoutRead > 0) this.base.pushBack(this.#readHandle(), this.#timeoutRead, this.base.turn.clock());
     this.#held = chunk;
     this.#heldLent = lent;
     try {
@@ -572,7 +572,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
       });
       return;
     }
-    Turn.queue(this);
+    this.base.turn.queue(this);
   }
 
   /** Hands the output to the transport (with a write timeout, a piece of it unless `whole`). */
@@ -619,7 +619,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
       if (this.callbacks.writecb !== null && this.#lowWrite >= 0) this.callbacks.write();
       this.#updateRef();
     } else if (r === 'sent') {
-      if (this.#timeoutWrite > 0) this.base.pushBack(this.#writeHandle(), this.#timeoutWrite, Turn.clock());
+      if (this.#timeoutWrite > 0) this.base.pushBack(this.#writeHandle(), this.#timeoutWrite, this.base.turn.clock());
       this.#updateRef();
     }
   }
@@ -678,7 +678,7 @@ export class BufferEventCore<O, A> implements TransportHost, CallbackSource, Tur
    */
   callbackReturned(): void {
     if (!this.#flushScheduled) return;
-    if (this.#transport?.inMemory === true || (this.#writesEarly && Turn.isOnly(this))) {
+    if (this.#transport?.inMemory === true || (this.#writesEarly && this.base.turn.isOnly(this))) {
       this.#flushScheduled = false;
       this.#flush();
     }

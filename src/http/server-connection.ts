@@ -17,46 +17,23 @@ import { statusText } from './status.js';
 import { CMD_HEAD } from './methods.js';
 import { EventHttpRequest } from './request.js';
 import type { Exchange, ExchangeRequest, HttpConnection } from './contracts.js';
-import type { HeadCache } from './head-cache.js';
-import type { HttpLogger } from './log.js';
 import { errorBody, notFoundBody } from './pages.js';
+import type { ServerHost } from './server-host.js';
 
 const READ = 2;
 const WRITE = 4;
 const CONTINUE = Buffer.from('HTTP/1.1 100 Continue\r\n\r\n', 'latin1');
 /** Bytes of pipelined input a connection buffers while a request is handled before it stops reading. */
 const PIPELINE_BACKLOG = 64 * 1024;
-
 /**
- * What a connection needs from its server; `EventHttp` implements it. Its
- * members are package-private: outside the package it is an opaque handle.
- * @example
- * ```ts
- * const conn = req.getConnection() as HttpServerConnection;
- * const server: ServerHost = conn.http; // the EventHttp that accepted it
- * ```
+ * The work a connection may do per read before the others go first: a
+ * request costs one unit, and one more per KiB of its reply. A connection
+ * that spends it with more requests received (a pipelined flood) waits for
+ * a later turn of the loop (`ServerHost.later`), while the server accepts
+ * and reads its other connections: 32 small replies, or about 32 KiB of
+ * larger ones, per turn.
  */
-export interface ServerHost {
-  /** @internal */ readonly base: EventBase;
-  /** @internal */ readonly logger: HttpLogger;
-  /** @internal */ readonly headCache: HeadCache;
-  /** Idle timeout, ms. @internal */ readonly timeoutMs: number;
-  /** Deadline of a request head, ms. @internal */ readonly headMs: number;
-  /** Deadline of a request body, ms. @internal */ readonly bodyMs: number;
-  /** @internal */ readonly outputHigh: number;
-  /** @internal */ readonly maxBody: number;
-  /** @internal */ readonly maxHeaders: number;
-  /** The allowed methods (`CMD_*` bits). @internal */ readonly allowed: number;
-  /** The `Allow` header listing them. @internal */ readonly allowHeader: string;
-  /** A deadline `ms` from now on the server's coarse clock. @internal */
-  deadlineAfter(ms: number): number;
-  /** A connection went away. @internal */
-  forget(conn: HttpServerConnection): void;
-  /** The server (virtual host) whose callbacks serve a request. @internal */
-  serverFor(req: EventHttpRequest): ServerHost;
-  /** Runs the matching callback; false when none matches. @internal */
-  dispatch(req: EventHttpRequest): boolean;
-}
+const TURN_BUDGET = 32;
 
 const enum Phase {
   Reading,
@@ -107,6 +84,10 @@ export class HttpServerConnection implements Exchange, HttpConnection {
   #throttled = false;
   /** When the body being read must be complete (coarse clock, ms). */
   #bodyDeadline = Infinity;
+  /** The work done since the last read or resumption ({@link TURN_BUDGET}). */
+  #spent = 0;
+  /** The budget is spent: the connection waits for its turn (`resume()`). */
+  #yielded = false;
 
   constructor(http: ServerHost, bev: EventBufferEvent, sock: Socket) {
     this.http = http;
@@ -158,18 +139,33 @@ export class HttpServerConnection implements Exchange, HttpConnection {
 
   #onReadable = (): void => {
     if (this.#phase === Phase.Closed || this.#upgraded) return;
-    if (this.#phase === Phase.Handling || this.#throttled) {
+    if (this.#phase === Phase.Handling || this.#throttled || this.#yielded) {
       // Pipelined bytes wait in the input; past a bound, stop reading (backpressure).
       if (this.bev.input.length + this.bev.heldLength >= PIPELINE_BACKLOG) this.bev.disable(READ);
       return;
     }
     if (this.#driving) return;
+    this.#spent = 0; // a new read: a new turn's work
     try {
       this.#drive();
     } finally {
       if (this.#pendingLent) this.#keepPending();
     }
   };
+
+  /**
+   * The connection's turn came again (it had spent its budget): the work
+   * waiting in its buffers goes on.
+   * @internal
+   */
+  resume(): void {
+    if (!this.#yielded) return;
+    this.#yielded = false;
+    this.#spent = 0;
+    if (this.#phase !== Phase.Reading || this.#throttled) return;
+    if ((this.bev.getEnabled() & READ) === 0 && !this.#peerEof) this.bev.enable(READ);
+    if (!this.#driving) this.#drive();
+  }
 
   /** Copies the unparsed rest of a lent read, which the next read overwrites (once per read, not per request). */
   #keepPending(): void {
@@ -191,6 +187,12 @@ export class HttpServerConnection implements Exchange, HttpConnection {
         if ((this.#phase as Phase) !== Phase.Reading || this.#upgraded) return;
         if (this.bev.output.length >= high) {
           this.#throttle();
+          return;
+        }
+        if (this.#spent >= TURN_BUDGET && this.parser.idle && this.#received) {
+          // Between requests, its budget spent: the other connections (and new ones) go first.
+          this.#yielded = true;
+          this.http.later(this);
           return;
         }
         let buf = this.#pending;
@@ -250,6 +252,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
   #onDrained = (): void => {
     if (!this.#throttled || this.#phase === Phase.Closed) return;
     this.#throttled = false;
+    if (!this.#yielded) this.#spent = 0;
     this.bev.setCallbacks(this.#onReadable, null, this.#onEvent);
     this.bev.setWatermark(WRITE, 0, 0);
     if (this.#phase !== Phase.Reading) return;
@@ -310,6 +313,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
 
   #run(req: EventHttpRequest): void {
     const head = this.#head as RequestHead;
+    this.#spent++;
     this.#keepAlive = head.keepAlive;
     if ((req.command & this.http.allowed) === 0) {
       this.#sendPage(req, 405, null, [['Allow', this.http.allowHeader]], errorBody(405, statusText(405)));
@@ -392,7 +396,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     if ((events & EventBufferEvent.EOF) !== 0 && !this.#upgraded) {
       // The client half-closed after sending its requests: answer every complete one, then close.
       this.#peerEof = true;
-      if (this.#phase === Phase.Reading && !this.#driving && !this.#throttled) this.#drive();
+      if (this.#phase === Phase.Reading && !this.#driving && !this.#throttled && !this.#yielded) this.#drive();
       return;
     }
     this.destroy();
@@ -409,6 +413,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
     const noBody = req.command === CMD_HEAD || code < 200 || code === 204 || code === 304;
     const own = req.outputBufferIfAny;
     const len = (own?.length ?? 0) + (body?.length ?? 0);
+    this.#spent += len >>> 10;
     const head = this.http.headCache.build(
       req,
       code,
@@ -472,6 +477,7 @@ export class HttpServerConnection implements Exchange, HttpConnection {
       buf.drain(buf.length);
       return;
     }
+    this.#spent += buf.length >>> 10;
     if (this.#chunked === 1) {
       out.add(`${buf.length.toString(16)}\r\n`);
       out.addBuffer(buf);

@@ -11,8 +11,9 @@
  * links built from anything else would be refused or wrong. Everything lives
  * in the namespaces, and is torn down by the test.
  *
- * Needs root, iproute2, haproxy and the PostgreSQL server binaries (CI
- * installs them); skipped with the reason otherwise.
+ * Needs root, iproute2, haproxy, curl and the PostgreSQL server binaries
+ * (.ci/run installs them); skipped with the reason otherwise, except in CI,
+ * where it fails (test/support/tools.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,6 +24,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { NetLab, netnsUnavailable } from '../support/netns.js';
 import { ROOT } from '../support/spawn.js';
+import { requireCommand, requireTool } from '../support/tools.js';
 
 const ROWS = 100_000;
 const PAGE = 100;
@@ -35,21 +37,16 @@ function pgBin(): string | null {
   return null;
 }
 
-function which(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'pipe' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const skip =
-  netnsUnavailable() ??
-  (which('haproxy') ? null : 'haproxy is not installed') ??
-  (pgBin() === null ? 'the PostgreSQL server binaries are not installed' : null) ??
-  (which('runuser') ? null : 'runuser is not installed') ??
-  (which('curl') ? null : 'curl is not installed');
+const needs = [
+  requireTool(netnsUnavailable()),
+  requireCommand('haproxy', 'apt-get install haproxy'),
+  requireTool(
+    pgBin() === null ? 'the PostgreSQL server binaries are not installed (apt-get install postgresql)' : null,
+  ),
+  requireCommand('runuser', 'apt-get install util-linux'),
+  requireCommand('curl', 'apt-get install curl'),
+];
+const skip = needs.find((n) => n.skip !== false)?.skip ?? false;
 
 /** Collects a child's output and resolves when a line matches. */
 function waitFor(child: ChildProcess, re: RegExp, ms: number, what: string): Promise<string> {
@@ -98,7 +95,7 @@ console.log(JSON.stringify({ done: true, pages: n }));
 
 test(
   'two hosts behind HAProxy: a keyset walk over 100,000 rows survives a host killed half-way and restarted',
-  { skip: skip ?? false, timeout: 240_000 },
+  { skip, timeout: 240_000 },
   async (t) => {
     const lab = NetLab.create(['db', 'h1', 'h2', 'lb']);
     const dir = mkdtempSync(join(tmpdir(), 'eventide-deploy-'));

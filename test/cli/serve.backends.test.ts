@@ -60,7 +60,7 @@ const probe = await probePostgres();
 
 test(
   'the demo on PostgreSQL with a replica and Redis answers; an unreachable replica and Redis are warnings, not failures',
-  { skip: probe.url === null ? (probe.skip ?? probe.error ?? 'no PostgreSQL') : false, timeout: 120_000 },
+  { skip: probe.url === null ? (probe.skip ?? false) : false, timeout: 120_000 }, // unreachable without EVENTIDE_SKIP_POSTGRES=1: fails
   async (t) => {
     const scope = await postgresSchema(probe.url!, 'eventide_serve_backends');
     t.after(() => scope.drop());

@@ -17,6 +17,7 @@ import {
 import { EventListener, type AcceptCallback } from '../../src/event/listener.js';
 import { EventUtil } from '../../src/event/util.js';
 import { sleep } from '../support/net.js';
+import { optionalFeature } from '../support/tools.js';
 
 const ERRNO = osConstants.errno as Record<string, number>;
 
@@ -277,10 +278,7 @@ test('UNIX socket: accept with address null, getSocketName gives the path; the p
 });
 
 test('IPv6: [::1]:0 delivers ["::1", port]', async (t) => {
-  if (!(await hasIPv6Loopback())) {
-    t.skip('no IPv6 loopback on this machine');
-    return;
-  }
+  if (!optionalFeature((await hasIPv6Loopback()) ? null : 'no IPv6 loopback on this machine').check(t)) return;
   const base = new EventBase();
   let address: [string, number] | null = null;
   const listener = new EventListener(

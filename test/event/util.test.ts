@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { EventUtil, setLastSocketError, setUnixPeerPath } from '../../src/event/util.js';
 import { getLastError, clearLastError, EventError } from '../../src/event/errors.js';
 import { pollSourceOf } from '../../src/event/descriptor.js';
+import { optionalFeature } from '../support/tools.js';
 
 interface Pair {
   server: net.Server;
@@ -141,8 +142,8 @@ describe('getSocketName / getPeerName', () => {
     try {
       server.listen(0, '::1');
       await once(server, 'listening');
-    } catch {
-      t.skip('no IPv6 loopback');
+    } catch (err) {
+      optionalFeature(`no IPv6 loopback (${(err as Error).message})`).check(t);
       return;
     }
     const port = (server.address() as net.AddressInfo).port;

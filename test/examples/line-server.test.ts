@@ -1,6 +1,6 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
@@ -9,11 +9,12 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { testCerts, type TestCerts } from '../support/certs.js';
 import { sleep, waitFor } from '../support/net.js';
 import { killAll, runExample, type ExampleRun, startServerExample } from '../support/spawn.js';
+import { requireCommand } from '../support/tools.js';
 
 after(killAll);
 
-const HAVE_OPENSSL = spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0;
-const HAVE_PYTHON = spawnSync('python3', ['-c', 'import smtplib, ssl'], { stdio: 'ignore' }).status === 0;
+const openssl = requireCommand('openssl', 'apt-get install openssl');
+const python = requireCommand('python3', 'apt-get install python3', ['-c', 'import smtplib, ssl']);
 
 const GREETING = '220 localhost eventide line server\r\n';
 const EHLO_REPLY = '250-STARTTLS\r\n250 OK ehlo\r\n';
@@ -132,7 +133,7 @@ function logLines(run: ExampleRun): string[] {
 describe('examples/line-server.ts', { concurrency: true, timeout: 120000 }, () => {
   test(
     'Python smtplib: EHLO, STARTTLS (verifying the test CA), EHLO over TLS, QUIT',
-    { timeout: 30000, skip: !HAVE_PYTHON && 'python3 not installed' },
+    { timeout: 30000, skip: python.skip },
     async () => {
       const c = await testCerts();
       const { run, port } = await startServer(c);
@@ -182,7 +183,7 @@ describe('examples/line-server.ts', { concurrency: true, timeout: 120000 }, () =
 
   test(
     'openssl s_client -starttls smtp: EHLO and QUIT inside TLS',
-    { timeout: 30000, skip: !HAVE_OPENSSL && 'openssl not installed' },
+    { timeout: 30000, skip: openssl.skip },
     async () => {
       const c = await testCerts();
       const { run, port } = await startServer(c);

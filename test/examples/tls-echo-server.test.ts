@@ -1,6 +1,6 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
@@ -9,10 +9,11 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { testCerts, type TestCerts } from '../support/certs.js';
 import { waitFor } from '../support/net.js';
 import { killAll, randomPayload, ROOT, runExample, type ExampleRun, startServerExample } from '../support/spawn.js';
+import { requireCommand } from '../support/tools.js';
 
 after(killAll);
 
-const HAVE_OPENSSL = spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0;
+const openssl = requireCommand('openssl', 'apt-get install openssl');
 
 /** The environment of this process without the example's EVENTIDE_TLS_* variables, plus `extra`. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -93,7 +94,7 @@ function receivedTotal(stdout: string): number {
 describe('examples/tls-echo-server.ts', { concurrency: true, timeout: 120000 }, () => {
   test(
     'openssl s_client with a client certificate signed by the --ca: echo and the "Received" report',
-    { timeout: 30000, skip: !HAVE_OPENSSL && 'openssl not installed' },
+    { timeout: 30000, skip: openssl.skip },
     async () => {
       const c = await testCerts();
       const { run, port } = await startServer((p) => [String(p), ...certArgs(c)]);

@@ -4,8 +4,9 @@
  * process on 127.0.0.1 (port 0) while its base dispatches; the clients are
  * child processes (curl, openssl, wrk) or this process's own fetch.
  *
- * A client missing from the machine skips its tests with a message; nothing
- * is installed here (`.ci/run` installs curl, openssl and wrk).
+ * A client missing from the machine skips its tests with a message, or
+ * fails them in CI (test/support/tools.ts); nothing is installed here
+ * (`.ci/run` installs curl, openssl, wrk and iproute2's ss).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,28 +23,15 @@ import { EventHttp } from '../../src/http/server.js';
 import { EventHttpRequest } from '../../src/http/request.js';
 import { testCerts } from '../support/certs.js';
 import { sleep } from '../support/net.js';
+import { requireCommand } from '../support/tools.js';
 
 const OUT = EventHttpRequest.OUTPUT_HEADER;
 const IN = EventHttpRequest.INPUT_HEADER;
 
-function have(cmd: string, args: string[] = ['--version']): boolean {
-  try {
-    const r = spawnSync(cmd, args, { stdio: 'ignore', timeout: 5000 });
-    return r.error === undefined;
-  } catch {
-    return false;
-  }
-}
-
-const HAVE_CURL = have('curl');
-const HAVE_OPENSSL = have('openssl', ['version']);
-const HAVE_WRK = have('wrk', ['--version']);
-const HAVE_SS = have('ss', ['-V']);
-const NO_CURL = HAVE_CURL ? false : 'curl is not installed (CI installs it: apt-get install -y curl)';
-const NO_OPENSSL = HAVE_OPENSSL ? false : 'openssl is not installed (CI installs it: apt-get install -y openssl)';
-const NO_WRK = HAVE_WRK
-  ? false
-  : 'wrk is not installed; nothing is installed by the tests (CI installs it: apt-get install -y wrk)';
+const curl = requireCommand('curl', 'apt-get install curl');
+const openssl = requireCommand('openssl', 'apt-get install openssl');
+const wrk = requireCommand('wrk', 'apt-get install wrk');
+const ss = requireCommand('ss', 'apt-get install iproute2');
 
 interface Run {
   code: number | null;
@@ -158,7 +146,7 @@ function binaryPayload(n: number): Buffer {
 
 // ------------------------------------------------------------------ curl
 
-test('curl: GET', { skip: NO_CURL }, async () => {
+test('curl: GET', { skip: curl.skip }, async () => {
   await withServer(async ({ url }) => {
     const r = await run('curl', ['-sS', '-i', '--max-time', '10', `${url}/hello`]);
     assert.equal(r.code, 0, r.stderr);
@@ -170,7 +158,7 @@ test('curl: GET', { skip: NO_CURL }, async () => {
   });
 });
 
-test('curl: POST --data-binary echoes every byte', { skip: NO_CURL }, async () => {
+test('curl: POST --data-binary echoes every byte', { skip: curl.skip }, async () => {
   const tmp = tempDir();
   try {
     const payload = binaryPayload(300_000);
@@ -203,7 +191,7 @@ test('curl: POST --data-binary echoes every byte', { skip: NO_CURL }, async () =
   }
 });
 
-test('curl: --http1.0 gets an HTTP/1.0 reply and a closed connection', { skip: NO_CURL }, async () => {
+test('curl: --http1.0 gets an HTTP/1.0 reply and a closed connection', { skip: curl.skip }, async () => {
   await withServer(async ({ url }) => {
     const r = await run('curl', ['-sS', '-i', '--http1.0', '--max-time', '10', `${url}/hello`]);
     assert.equal(r.code, 0, r.stderr);
@@ -214,7 +202,7 @@ test('curl: --http1.0 gets an HTTP/1.0 reply and a closed connection', { skip: N
   });
 });
 
-test('curl: two URLs over one kept-alive connection', { skip: NO_CURL }, async () => {
+test('curl: two URLs over one kept-alive connection', { skip: curl.skip }, async () => {
   await withServer(async ({ url, seen }) => {
     const r = await run('curl', [
       '-sS',
@@ -239,7 +227,7 @@ test('curl: two URLs over one kept-alive connection', { skip: NO_CURL }, async (
   });
 });
 
-test('curl: chunked upload (Transfer-Encoding: chunked, with Expect: 100-continue)', { skip: NO_CURL }, async () => {
+test('curl: chunked upload (Transfer-Encoding: chunked, with Expect: 100-continue)', { skip: curl.skip }, async () => {
   const tmp = tempDir();
   try {
     const payload = binaryPayload(200_000);
@@ -321,7 +309,7 @@ test('fetch: GET, POST JSON, 10 concurrent requests', async () => {
 
 // ------------------------------------------------------------------ HTTPS with openssl s_client
 
-test('HTTPS: openssl s_client against new EventHttp(base, serverCtx)', { skip: NO_OPENSSL }, async () => {
+test('HTTPS: openssl s_client against new EventHttp(base, serverCtx)', { skip: openssl.skip }, async () => {
   const certs = await testCerts();
   const ctx = new EventSslContext(EventSslContext.TLS_SERVER_METHOD, {
     [EventSslContext.OPT_LOCAL_CERT]: certs.server,
@@ -373,7 +361,7 @@ test('HTTPS: openssl s_client against new EventHttp(base, serverCtx)', { skip: N
   }, ctx);
 });
 
-test('HTTPS: curl over TLS gets the reply; plain HTTP to the TLS port gets none', { skip: NO_CURL }, async () => {
+test('HTTPS: curl over TLS gets the reply; plain HTTP to the TLS port gets none', { skip: curl.skip }, async () => {
   const certs = await testCerts();
   const ctx = new EventSslContext(EventSslContext.TLS_SERVER_METHOD, {
     [EventSslContext.OPT_LOCAL_CERT]: certs.server,
@@ -403,7 +391,7 @@ test('HTTPS: curl over TLS gets the reply; plain HTTP to the TLS port gets none'
 
 /** Established TCP connections whose local port is `port` (server side), via `ss`. */
 function serverSideConnections(port: number): number | null {
-  if (!HAVE_SS) return null;
+  if (ss.missing !== null) return null; // in CI, ss's requirement fails the run
   const r = spawnSync('ss', ['-Htn', 'state', 'established', `( sport = :${port} )`], {
     encoding: 'utf8',
     timeout: 5000,
@@ -414,7 +402,7 @@ function serverSideConnections(port: number): number | null {
 
 test(
   'wrk: a short smoke load (-t1 -c8 -d1s), then the server still answers and no connection is left',
-  { skip: NO_WRK },
+  { skip: wrk.skip },
   async () => {
     await withServer(async ({ url, port }) => {
       const r = await run('wrk', ['-t1', '-c8', '-d1s', '--timeout', '2s', `${url}/hello`], 30000);

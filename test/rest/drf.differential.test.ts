@@ -39,7 +39,8 @@
  *   names the entries no case matched.
  *
  * Skipped as a whole when /usr/bin/python3 cannot import rest_framework
- * (`apt-get install python3-djangorestframework`; .ci/run installs it).
+ * (`apt-get install python3-djangorestframework`; .ci/run installs it),
+ * except in CI, where it fails (test/support/tools.ts).
  */
 import { describe, test, before, after, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -51,6 +52,7 @@ import { buildDemoApi } from '../../src/cli/demo.js';
 import { openDemoDatabase, type DemoDatabaseHandle } from '../../src/cli/demo-data.js';
 import { serveApi, type Served } from '../support/rest.js';
 import { drfAvailability, rawGet, startDrf, type DrfPeer, type RawAnswer } from '../support/drf-peer.js';
+import { requireTool } from '../support/tools.js';
 
 const SEED = Number(process.env['EVENTIDE_DIFF_SEED'] ?? 20261124);
 if (!Number.isSafeInteger(SEED)) throw new Error(`EVENTIDE_DIFF_SEED must be an integer, not ${SEED}`);
@@ -639,9 +641,9 @@ function describeCase(c: Case, why: string): string {
 type Outcome = 'same' | 'masked' | 'deliberate' | 'pending' | 'failed';
 
 const peer = drfAvailability();
-const skip = 'missing' in peer ? `skipped: ${peer.missing}` : false;
+const drf = requireTool('missing' in peer ? peer.missing : null);
 
-describe('the demo API against Django REST framework 3.14 (differential)', { skip }, () => {
+describe('the demo API against Django REST framework 3.14 (differential)', { skip: drf.skip }, () => {
   const pairs = new Map<Target, Pair>();
   const dbs: DemoDatabaseHandle[] = [];
   const servers: Served[] = [];

@@ -19,15 +19,17 @@ import { SqlUnavailableError } from '../../src/sql/errors.js';
 import { SqlQueryset, type SqlExecutor } from '../../src/sql/queryset.js';
 import { probePostgres } from '../rest/data/conformance.js';
 import { freePort, postgresBin, startStandby, type Standby } from './pg-standby.js';
+import { requireTool } from '../support/tools.js';
 
 const probe = await probePostgres();
 const bin = postgresBin();
+const binaries = requireTool(
+  bin === null ? 'no PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)' : null,
+);
 const skip =
   probe.url === null
     ? (probe.skip ?? 'PostgreSQL not reachable (see test/sql/queryset.test.ts)')
-    : bin === null
-      ? 'no PostgreSQL binaries under /usr/lib/postgresql'
-      : undefined;
+    : binaries.skip || undefined;
 
 /** A fake executor that answers `{ rows: [{ who: name }] }` or throws what `fail` holds. */
 function fake(name: string): SqlExecutor & { calls: number; fail: Error | null } {

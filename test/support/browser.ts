@@ -2,12 +2,13 @@
  * Test helpers for the headless-Chromium tests: Debian's /usr/bin/chromium
  * driven by playwright-core, with JavaScript disabled in the pages. Without
  * the browser the tests are skipped with a message, except in CI (env CI
- * set), where they fail.
+ * set), where they fail (a requirement of test/support/tools.ts).
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { requireTool } from './tools.js';
 
 export type { Browser, Page };
 
@@ -17,19 +18,16 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** The folder the tests write their screenshots to (test-artifacts/ at the top of the project, with a trailing slash). */
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
-const hasChromium = existsSync(CHROMIUM);
-const inCI = Boolean(process.env.CI);
+const chromium = requireTool(
+  existsSync(CHROMIUM) ? null : `headless Chromium not found at ${CHROMIUM} (apt-get install chromium)`,
+);
 
 /** The `skip` option for a browser test: the reason when Chromium is missing outside CI, otherwise false. */
-export const browserSkip: string | false =
-  !hasChromium && !inCI
-    ? `headless Chromium not found at ${CHROMIUM} (apt-get install chromium); browser tests skipped (they fail instead when CI is set)`
-    : false;
+export const browserSkip: string | false = chromium.skip;
 
 /** Fails the test when Chromium is missing (reached only in CI, where {@link browserSkip} does not skip). */
 export function assertChromium(): void {
-  if (!hasChromium)
-    assert.fail(`${CHROMIUM} is missing: the browser tests need it (CI is set, so they fail instead of skipping)`);
+  chromium.assert();
 }
 
 /** The launch flags: headless, no sandbox, GPU, QUIC or background traffic, then `extra`. */

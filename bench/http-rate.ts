@@ -10,11 +10,26 @@
  * the same requests per second to each server, due on a fixed schedule, and
  * measures every request from the moment it was due: the latency a user of
  * a server with that much traffic sees.
+ *
+ * Run by itself, it checks the client on this machine (timings are a
+ * benchmark's printed verdict, not a test's assertion; the test,
+ * test/bench/http-rate.test.ts, checks counts and errors):
+ *
+ *   npx tsx bench/http-rate.ts                 (2,000 req/s over 8 connections for 2 s to a node:http hello world)
+ *   npx tsx bench/http-rate.ts --rate 20000 --seconds 5 --connections 64
+ *
+ * It prints the result and {@link rateRunProblems}: the requests due in the
+ * window, the replies per second within 10% of the offered rate, none over
+ * one second, under 1% sent late; it exits 1 when one of them is missed.
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { compileC, pinned } from './lib.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { argValue, compileC, pinned } from './lib.js';
 
 const SOURCE = join(dirname(fileURLToPath(import.meta.url)), 'http-rate.c');
 
@@ -129,3 +144,70 @@ export function runRateClient(bin: string, o: RateOptions): Promise<RateResult> 
 export function equalLoadRate(peerMax: number, fraction: number): number {
   return Math.max(1000, Math.floor((peerMax * fraction) / 1000) * 1000);
 }
+
+/**
+ * What a run at a load that both the server and the client sustain shows,
+ * and a benchmark checks before it reports latencies: every request due in
+ * the window was counted, the replies per second stay within `tolerance` of
+ * the offered rate (a stall of the machine at the window's edge moves some
+ * in or out), no request took over a second, and the client sent under 1%
+ * of the requests late (it kept up). Returns what was missed (empty: the run
+ * is valid). Timings of the machine: printed, never a test's assertion.
+ */
+export function rateRunProblems(r: RateResult, o: Pick<RateOptions, 'rate' | 'seconds'>, tolerance = 0.1): string[] {
+  const problems: string[] = [];
+  const due = Math.round(o.rate * o.seconds);
+  if (r.requests !== due) problems.push(`${r.requests} requests counted in the window, ${due} were due`);
+  if (Math.abs(r.achieved - o.rate) > o.rate * tolerance)
+    problems.push(
+      `${Math.round(r.achieved)} replies/s, not within ${Math.round(tolerance * 100)}% of the ${o.rate} offered`,
+    );
+  if (r.overOneSecond > 0) problems.push(`${r.overOneSecond} request(s) took over a second`);
+  if (r.lateSends > r.requests * 0.01) problems.push(`${r.lateSends} requests sent late: the client fell behind`);
+  return problems;
+}
+
+/** The self-check of the command line (see the module comment). */
+async function main(): Promise<void> {
+  const o: RateOptions = {
+    host: '127.0.0.1',
+    port: 0,
+    connections: Number(argValue('--connections') ?? 8),
+    rate: Number(argValue('--rate') ?? 2000),
+    warmupSeconds: 0.5,
+    seconds: Number(argValue('--seconds') ?? 2),
+    timeoutSeconds: 5,
+    path: '/',
+    pin: false,
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'eventide-http-rate-'));
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' });
+    res.end('ok');
+  });
+  try {
+    const bin = compileRateClient(dir);
+    if (bin === null) throw new Error('no C compiler (cc, gcc or clang) could build bench/http-rate.c');
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    o.port = (server.address() as { port: number }).port;
+    const r = await runRateClient(bin, o);
+    const us = (n: number): string => `${(n / 1000).toFixed(2)} ms`;
+    console.log(
+      `http-rate against node:http: ${o.rate.toLocaleString('en-US')} req/s offered over ${o.connections} connections for ${o.seconds} s`,
+    );
+    console.log(
+      `  ${r.requests.toLocaleString('en-US')} requests, ${Math.round(r.achieved).toLocaleString('en-US')} replies/s; p50 ${us(r.p50)}, p90 ${us(r.p90)}, p99 ${us(r.p99)}, p99.9 ${us(r.p999)}, max ${us(r.max)}; ${r.overOneSecond} over 1 s, ${r.lateSends} sent late`,
+    );
+    const problems = rateRunProblems(r, o);
+    for (const p of problems) console.log(`  MISSED: ${p}`);
+    console.log(problems.length === 0 ? '  valid: the client offered the load and measured it' : '  INVALID run');
+    process.exitCode = problems.length === 0 ? 0 : 1;
+  } finally {
+    server.closeAllConnections();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -84,10 +84,8 @@ test('LOOP_NONBLOCK runs what is ready and returns without waiting', async () =>
   Event.timer(base, () => ran.push('now')).add(0);
   const far = Event.timer(base, () => ran.push('far'));
   far.add(10);
-  const t0 = Date.now();
   await base.loop(EventBase.LOOP_NONBLOCK);
-  assert.deepEqual(ran, ['now']);
-  assert.ok(Date.now() - t0 < 5000);
+  assert.deepEqual(ran, ['now'], 'the 10 s timer did not run: the loop did not wait for it');
   assert.equal(await base.loop(EventBase.LOOP_NONBLOCK), true);
   assert.deepEqual(ran, ['now']);
   far.del();
@@ -121,10 +119,8 @@ test('exit() before the loop makes the next loop return after its first iteratio
   const far = Event.timer(base, () => assert.fail('must not run'));
   far.add(30);
   base.exit();
-  const t0 = Date.now();
-  assert.equal(await base.loop(), true);
+  assert.equal(await base.loop(), true); // the 30 s timer would have failed the test (and rejected the loop)
   assert.equal(base.gotExit(), true);
-  assert.ok(Date.now() - t0 < 5000);
   far.del();
 });
 

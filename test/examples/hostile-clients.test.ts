@@ -411,12 +411,10 @@ describe('example servers against hostile clients', { concurrency: true, timeout
           // Still stalled a moment later: the plateau is real.
           await sleep(500);
           assert.ok(flooder.writableLength > 0);
-          const t0 = performance.now();
           const back = await exchange(kind === 'tcp' ? { port: server.port } : { path }, [Buffer.from('ping\n')], {
             timeoutMs: 10000,
           });
           assert.equal(back.toString(), 'ping\n');
-          assert.ok(performance.now() - t0 < 10000);
           assert.equal(server.run.child.exitCode, null, 'the server keeps running');
         } finally {
           flooder.destroy();

@@ -279,10 +279,8 @@ test('finding 4: a client that pipelines and never reads is bounded; another cli
       // 1 MiB high-water mark, plus the reply that crossed it and the socket's own buffer.
       assert.ok(peak < 3 * 1024 * 1024, `unsent output per connection peaked at ${peak} bytes`);
       const other = await dial();
-      const t0 = Date.now();
       other.write('GET / HTTP/1.1\r\nHost: a\r\n\r\n');
       await other.expect(`HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: ${big.length}\r\n\r\n${big}`, 2000);
-      assert.ok(Date.now() - t0 < 2000);
       // A client that reads nothing for the idle timeout is closed (the server forgets it; the
       // client sees the end once it reads again).
       const until = Date.now() + 6000;
@@ -360,7 +358,6 @@ test('finding 5: a head or a body trickled in is cut off at its deadline, not re
         assert.equal(head.text, '', 'without a reply');
         assert.ok(await bodyConn.closesWithin(5000), 'the trickled body is cut off');
         assert.ok(j < 100, 'before the body was complete');
-        assert.ok(head.closedAt - head.openedAt < 3500, `head cut after ${head.closedAt - head.openedAt} ms`);
       } finally {
         clearInterval(drip);
         clearInterval(drip2);

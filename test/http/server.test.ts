@@ -125,13 +125,16 @@ test('a reused reply head carries the current second in Date', async () => {
       const a = await dial();
       const dates: string[] = [];
       for (let i = 0; i < 2; i++) {
+        const sent = Math.floor(Date.now() / 1000) * 1000; // the Date header has whole seconds
         a.write('GET / HTTP/1.1\r\nHost: a\r\n\r\n');
         const got = await a.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 5\r\n\r\nhello');
-        dates.push(/Date: ([^\r]+)/.exec(got)?.[1] ?? '');
+        const d = /Date: ([^\r]+)/.exec(got)?.[1] ?? '';
+        // the server's clock between the request and the reply (no tolerance: the same clock)
+        assert.ok(sent <= Date.parse(d) && Date.parse(d) <= Date.now(), `${d} outside [request, reply]`);
+        dates.push(d);
         if (i === 0) await sleep(1100);
       }
       assert.notEqual(dates[0], dates[1], 'a second later the Date differs');
-      for (const d of dates) assert.ok(Math.abs(Date.parse(d) - Date.now()) < 5000, d);
     },
   );
 });
@@ -1012,11 +1015,11 @@ test('setTimeout(1): idle keep-alive and slowloris connections are cut off, a sl
         await slow.expect('HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 4\r\n\r\nlate', 4000);
         assert.ok(await idle.closesWithin(3000), 'the idle keep-alive connection is closed');
         const idleAfter = idle.closedAt - idleFrom;
-        assert.ok(idleAfter >= 700 && idleAfter < 3000, `idle connection closed after ${idleAfter} ms`);
+        assert.ok(idleAfter >= 700, `idle connection closed after ${idleAfter} ms: not before its 1 s timeout`);
         assert.equal(idle.rest, '', 'closed silently');
         assert.ok(await loris.closesWithin(3000), 'the slowloris connection is closed');
         const lorisAfter = loris.closedAt - loris.openedAt;
-        assert.ok(lorisAfter >= 700 && lorisAfter < 2600, `slowloris closed after ${lorisAfter} ms (timeout 1 s)`);
+        assert.ok(lorisAfter >= 700, `slowloris closed after ${lorisAfter} ms: not before its 1 s timeout`);
         assert.ok(i < head.length, 'the slowloris head never completed');
         assert.equal(loris.text, '', 'no response to a head that never completed');
         assert.ok(await never.closesWithin(3000), 'a connection that never sends is closed');

@@ -134,6 +134,8 @@ const MODULE_STATE: Readonly<Record<string, string>> = {
   'src/event/listener.ts pipeBinding': 'lazily loaded process binding (node:net internals), loaded once',
   'src/event/listener.ts managed': 'servers by file descriptor; descriptors are process-wide',
   'src/event/descriptor.ts adopted': 'adopted streams by file descriptor; descriptors are process-wide',
+  'src/event/fallbacks.ts reported':
+    "fallbacks already reported: one warning per process, as the runtime's capabilities are the process's",
   'src/event/event.ts signals':
     "one process listener per watched signal, shared by every base's signal events: signals are delivered to the process",
   'src/event/buffer-chunk.ts EMPTY_CHUNK':

@@ -126,6 +126,22 @@ export function createServeLogger(o: ServeLoggerOptions): Logger {
   return pino(options, pino.destination({ fd: 1, sync: true }));
 }
 
+/**
+ * Sends the process's warnings (`process.emitWarning()`: eventide's
+ * fallbacks, Node's deprecations) to `log` at level `warn`, instead of
+ * Node's own line on stderr: one entry each, with its `code`.
+ * @example
+ * ```ts
+ * logProcessWarnings(createServeLogger({ level: 'info', format: 'json' }));
+ * ```
+ */
+export function logProcessWarnings(log: Logger): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (w: Error & { code?: string }) => {
+    log.warn({ warning: w.name, code: w.code }, w.message);
+  });
+}
+
 /** A field of a log entry as text: a string as it is, anything else as JSON. */
 function text(v: unknown): string {
   return typeof v === 'string' ? v : (JSON.stringify(v) ?? '');

@@ -44,7 +44,7 @@ import { connectRedisCountStore, type RedisCountStore } from '../sql/redis-count
 import type { AccessLogEntry } from '../rest/api.js';
 import { buildDemoApi } from './demo.js';
 import { supervisorMessage, workerMessage, WorkerSupervisor } from './cluster.js';
-import { accessLogger, createServeLogger, missingServePackages } from './logging.js';
+import { accessLogger, createServeLogger, logProcessWarnings, missingServePackages } from './logging.js';
 import {
   clusterMetricsClient,
   databaseProblem,
@@ -85,7 +85,9 @@ function logFormat(o: ServeOptions): 'json' | 'pretty' {
 }
 
 function loggerFor(o: ServeOptions, worker: number | null): Logger {
-  return createServeLogger({ level: o.logLevel, format: logFormat(o), worker });
+  const log = createServeLogger({ level: o.logLevel, format: logFormat(o), worker });
+  logProcessWarnings(log); // a fallback of the event layer, a deprecation: one entry in the log
+  return log;
 }
 
 function progressBar(log: Logger): (done: number, total: number) => void {
@@ -227,8 +229,17 @@ async function runSingle(o: ServeOptions): Promise<number> {
   }
   const state: ServingState = { stopping: false, countStore: await openCountStore(o, log) };
   const { http, base } = startHttp(o, db, log, state, null);
-  if (!http.bind(o.host, o.port)) {
-    log.fatal({ host: o.host, port: o.port }, `eventide serve: cannot listen on ${o.host}:${o.port}`);
+  let listening = http.bind(o.host, o.port);
+  let why = '';
+  if (listening) {
+    // A host name is looked up first (without blocking the loop); its failure shows here.
+    listening = await http.ready.then(
+      () => true,
+      (e: unknown) => ((why = `: ${(e as Error).message}`), false),
+    );
+  }
+  if (!listening) {
+    log.fatal({ host: o.host, port: o.port }, `eventide serve: cannot listen on ${o.host}:${o.port}${why}`);
     http.free();
     await db.close();
     return 1;

@@ -20,6 +20,7 @@ import { Server, Socket } from 'node:net';
 import { isatty, ReadStream as TtyReadStream } from 'node:tty';
 import type { Readable, Writable } from 'node:stream';
 import { createEventError } from './errors.js';
+import { activeHandles } from './fallbacks.js';
 import { noop } from './shared.js';
 
 /**
@@ -327,8 +328,7 @@ function adopt(fd: number): Adopted {
 
 /** The Node socket or server of this process that owns a descriptor, if any. */
 function ownerOf(fd: number): Socket | Server | undefined {
-  const handles = (process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.() ?? [];
-  for (const h of handles) {
+  for (const h of activeHandles() ?? []) {
     if ((h instanceof Socket || h instanceof Server) && fdOf(h) === fd) return h;
   }
   return undefined;

@@ -22,20 +22,23 @@
  *   the bind with `process.binding('pipe_wrap')` (a failed bind creates
  *   nothing), and the 'error' Node emits on the next tick is swallowed.
  * - Descriptors: `net.Server#listen({ fd })`, synchronous as well.
- * - Host names (`localhost:0`, `example.test:80`) are resolved synchronously
- *   like PHP's `getaddrinfo()` call: `localhost` means 127.0.0.1 and names
- *   under `.invalid` fail at once (RFC 6761, no query); other names
- *   are looked up by `dns.lookup()` in a short-lived child process (Node has
- *   no synchronous resolver), about 0.1 s.
+ * - Host names: `localhost` means 127.0.0.1 and names under `.invalid` fail
+ *   at once (RFC 6761, no query), as PHP's `getaddrinfo()` call would.
+ *   Other names (`example.test:80`) are looked up with `dns.lookup()`,
+ *   which never blocks the loop (Node has no synchronous resolver, and a
+ *   resolver can take seconds): the listener listens once the name is
+ *   resolved, and a failure (the name, or the port) reaches the error
+ *   callback and {@link EventListener.ready}, not the constructor.
  *
- * If `process.binding('tcp_wrap')` is ever unavailable, TCP listening falls
- * back to the asynchronous public `server.listen()`: a failure then reaches
- * the error callback (with `EventUtil.getLastSocketErrno()` set) and
+ * If `process.binding('tcp_wrap')` is ever unavailable (or the `sync-bind`
+ * fallback is forced, see `fallbacks.ts`), TCP listening falls back to the
+ * asynchronous public `server.listen()`: a failure then reaches the error
+ * callback (with `EventUtil.getLastSocketErrno()` set) and
  * {@link EventListener.ready} rejects.
  *
  * @module
  */
-import { spawnSync } from 'node:child_process';
+import { lookup } from 'node:dns';
 import { accessSync, constants as fsConstants, existsSync, fstatSync } from 'node:fs';
 import { Server, Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
@@ -45,6 +48,7 @@ import { formatAddress, parseAddress } from './address.js';
 import { fdOf } from './descriptor.js';
 import { isInvalidName } from './dns-names.js';
 import { createEventError, type EventError } from './errors.js';
+import { activeHandles } from './fallbacks.js';
 import { noop } from './shared.js';
 import { setLastSocketError } from './util.js';
 
@@ -186,30 +190,40 @@ function newServer(): Server {
   return new Server({ pauseOnConnect: true, allowHalfOpen: true, keepAlive: true });
 }
 
-/** Resolves a host name synchronously; `null` when it cannot be resolved. */
-function resolveSync(host: string): { address: string; family: 4 | 6 } | null {
+/** The loopback address of a `localhost` name (RFC 6761), or null for any other name. */
+function localhostAddress(host: string): string | null {
   const name = host.toLowerCase().replace(/\.$/, '');
-  // RFC 6761: localhost names are the loopback, .invalid names never resolve; neither is asked of a resolver.
-  if (name === 'localhost' || name.endsWith('.localhost')) return { address: '127.0.0.1', family: 4 };
-  if (isInvalidName(name)) return null;
-  const script =
-    "require('dns').lookup(process.argv[1], (e, a, f) => process.stdout.write(JSON.stringify(e ? null : { address: a, family: f })))";
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const r = spawnSync(process.execPath, ['-e', script, host], {
-    encoding: 'utf8',
-    timeout: 15_000,
-    env,
-    windowsHide: true,
+  return name === 'localhost' || name.endsWith('.localhost') ? '127.0.0.1' : null;
+}
+
+/**
+ * Listens on `host` (a name) once `dns.lookup()` has resolved it; a failure
+ * is emitted as the server's 'error'. Nothing happens if the server was
+ * closed meanwhile (the listener freed).
+ */
+function listenWhenResolved(
+  ctx: ListenContext,
+  server: Server,
+  host: string,
+  port: number,
+  backlog: number,
+  display: string,
+): void {
+  let closed = false;
+  server.once('close', () => (closed = true));
+  lookup(host, (err, address, family) => {
+    if (closed) return;
+    if (err !== null) {
+      server.emit('error', Object.assign(err, { syscall: err.syscall ?? 'getaddrinfo' }));
+      return;
+    }
+    const where = `${display} (${formatAddress(address, port)})`;
+    try {
+      listenTcp(ctx.tcpWrap(), server, address, port, family === 6 ? 6 : 4, backlog, where);
+    } catch (e) {
+      server.emit('error', ((e as EventError).cause as NodeJS.ErrnoException | undefined) ?? e);
+    }
   });
-  if (r.status !== 0 || typeof r.stdout !== 'string') return null;
-  try {
-    const v = JSON.parse(r.stdout) as { address?: unknown; family?: unknown } | null;
-    if (v === null || typeof v.address !== 'string' || (v.family !== 4 && v.family !== 6)) return null;
-    return { address: v.address, family: v.family };
-  } catch {
-    return null;
-  }
 }
 
 function listenTcp(
@@ -336,8 +350,7 @@ function newManaged(managed: Map<number, ManagedServer>, fd: number, server: Ser
 
 /** A ref'd net.Server of this process that already owns a descriptor. */
 function serverOwning(fd: number): Server | null {
-  const handles = (process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.() ?? [];
-  for (const h of handles) if (h instanceof Server && fdOf(h) === fd) return h;
+  for (const h of activeHandles() ?? []) if (h instanceof Server && fdOf(h) === fd) return h;
   return null;
 }
 
@@ -382,10 +395,15 @@ export function openString(target: string, backlog: number, ctx: ListenContext):
   let family = addr.family;
   let display = target;
   if (family === 0) {
-    const resolved = resolveSync(addr.host);
-    if (resolved === null) throw createEventError('ERR_EVENT_ADDRESS', `Failed to parse network address ${target}`);
-    host = resolved.address;
-    family = resolved.family;
+    const loopback = localhostAddress(addr.host);
+    if (loopback === null) {
+      if (isInvalidName(addr.host.toLowerCase().replace(/\.$/, '')))
+        throw createEventError('ERR_EVENT_ADDRESS', `Failed to parse network address ${target}`);
+      listenWhenResolved(ctx, server, addr.host, addr.port, bl, target);
+      return { server, mode: 'created', pending: true, fd: -1, parked: [], display };
+    }
+    host = loopback;
+    family = 4;
     display = `${target} (${formatAddress(host, addr.port)})`;
   }
   const sync = listenTcp(ctx.tcpWrap(), server, host, addr.port, family, bl, display);

@@ -17,6 +17,7 @@ import { Server, Socket } from 'node:net';
 import { EventBase } from './base.js';
 import { fdOf } from './descriptor.js';
 import { createEventError, warn, type EventError } from './errors.js';
+import { FORCE_FALLBACK_ENV, forcedFallback, reportFallback } from './fallbacks.js';
 import { Handle } from './handle.js';
 import {
   listenFailure,
@@ -84,7 +85,14 @@ let tcpBinding: TcpWrapBinding | null | undefined;
 let pipeBinding: PipeWrapBinding | null | undefined;
 
 function tcpWrap(): TcpWrapBinding | null {
-  if (tcpBinding === undefined) tcpBinding = loadBinding('tcp_wrap', 'TCP') as TcpWrapBinding | null;
+  if (forcedFallback('sync-bind')) {
+    reportFallback('sync-bind', `${FORCE_FALLBACK_ENV} forces it`);
+    return null;
+  }
+  if (tcpBinding === undefined) {
+    tcpBinding = loadBinding('tcp_wrap', 'TCP') as TcpWrapBinding | null;
+    if (tcpBinding === null) reportFallback('sync-bind', "process.binding('tcp_wrap') is not available");
+  }
   return tcpBinding;
 }
 
@@ -219,7 +227,10 @@ export class EventListener<A = unknown> {
    *   listening" (Node re-issues `listen()` with 511, which is harmless).
    *   The backlog of an adopted `net.Server` is its own.
    * - `target`: `"host:port"`, `"[ipv6]:port"` (the port is mandatory; 0 is
-   *   an ephemeral port; host names are resolved), `"unix:/path"` (prefix
+   *   an ephemeral port; `localhost` is 127.0.0.1, and another host name is
+   *   looked up without blocking the loop: the listener listens once it is
+   *   resolved, and a failure goes to {@link EventListener.ready} and the
+   *   error callback instead of the constructor), `"unix:/path"` (prefix
    *   case-insensitive; an existing file at the path is not removed first,
    *   so it fails with EADDRINUSE), a `net.Server` (adopted: the listener
    *   takes its 'connection' and 'error' events; a server still starting

@@ -23,11 +23,14 @@
  * `useUserBuffer()`, the steps its constructor takes for the option. When
  * this Node has no such fields or handle method (another runtime, a later
  * Node that changed them), nothing is lent and the socket is read as a
- * stream, as before.
+ * stream, as before; the `lent-reads` fallback (`fallbacks.ts`) says so
+ * once per process, and `EVENTIDE_FORCE_FALLBACK=lent-reads` makes every
+ * socket, connected ones included, a stream.
  *
  * @module
  */
 import { Socket } from 'node:net';
+import { FORCE_FALLBACK_ENV, forcedFallback, reportFallback } from './fallbacks.js';
 
 /** Bytes of the receive buffer a base lends to its sockets (Node's default read size). @internal */
 export const LANDING_BYTES = 64 * 1024;
@@ -64,8 +67,18 @@ interface OnreadFields {
  */
 export class ReadLanding {
   #buf: Buffer | null = null;
-  /** Node's fields, once looked up (null: this runtime has none). */
+  /** Node's fields, once looked up (null: this runtime has none, or lending is off). */
   #fields: OnreadFields | null | undefined = undefined;
+  /** Lending is on (the `lent-reads` fallback is not forced). */
+  readonly enabled: boolean;
+
+  constructor() {
+    this.enabled = !forcedFallback('lent-reads');
+    if (!this.enabled) {
+      this.#fields = null;
+      reportFallback('lent-reads', `${FORCE_FALLBACK_ENV} forces it`);
+    }
+  }
 
   /** The buffer every lent socket of the base reads into. */
   get buffer(): Buffer {
@@ -91,10 +104,14 @@ export class ReadLanding {
   lend(sock: Socket, cb: LentRead): boolean {
     if (Object.getPrototypeOf(sock) !== Socket.prototype) return false;
     if (sock.destroyed || sock.readableEnded || sock.readableLength > 0 || sock.listenerCount('data') > 0) return false;
-    const handle = (sock as unknown as { _handle?: LendableHandle | null })._handle;
-    if (handle === null || handle === undefined || typeof handle.useUserBuffer !== 'function') return false;
     const f = this.#lookup(sock);
     if (f === null) return false;
+    const handle = (sock as unknown as { _handle?: LendableHandle | null })._handle;
+    if (handle === null || handle === undefined) return false; // not open
+    if (typeof handle.useUserBuffer !== 'function') {
+      reportFallback('lent-reads', "this runtime's socket handles have no useUserBuffer()");
+      return false;
+    }
     const slots = sock as unknown as Record<symbol, unknown>;
     if (slots[f.buffer] !== null || slots[f.callback] !== null) return false; // lent already, or not Node's shape
     const buf = this.buffer;
@@ -120,6 +137,7 @@ export class ReadLanding {
       buffer !== undefined && callback !== undefined && generator !== undefined
         ? { buffer, callback, generator }
         : null;
+    if (this.#fields === null) reportFallback('lent-reads', "this runtime's net.Socket has no onread fields");
     return this.#fields;
   }
 }

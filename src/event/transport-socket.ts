@@ -19,6 +19,7 @@ import { fdOf } from './descriptor.js';
 import { isInvalidName } from './dns-names.js';
 import type { EventDnsBase } from './dns.js';
 import { createEventError, warn } from './errors.js';
+import { activeHandles } from './fallbacks.js';
 import { noop } from './shared.js';
 import type { ReadLanding } from './socket-reads.js';
 import { setLastSocketError } from './util.js';
@@ -105,7 +106,7 @@ export class SocketTransport implements Transport {
   connect(target: ConnectTarget, _servername: string | undefined): void {
     const landing = this.#landing;
     let sock: Socket;
-    if (landing !== null) {
+    if (landing !== null && landing.enabled) {
       sock = landing.connectingSocket((n, buf) => this.#lentRead(sock, n, buf));
       this.#lent = sock;
     } else {
@@ -304,14 +305,16 @@ export function socketFd(sock: Socket): number | null {
 export function adoptSocket(socket: Socket | number): Socket {
   if (socket instanceof Socket) return socket;
   if (typeof socket === 'number' && Number.isInteger(socket) && socket >= 0) {
-    const owner = ((process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.() ?? []).find(
-      (h): h is Socket => h instanceof Socket && fdOf(h) === socket,
-    );
+    const owner = (activeHandles() ?? []).find((h): h is Socket => h instanceof Socket && fdOf(h) === socket);
     if (owner) return owner;
     try {
       return new Socket({ fd: socket, readable: true, writable: true, allowHalfOpen: true });
     } catch (err) {
-      throw createEventError('ERR_EVENT_INVALID_DESCRIPTOR', `Invalid file descriptor: ${socket}`, { cause: err });
+      // EEXIST: a handle of this process has it, one the active-handles fallback could not find.
+      const held = (err as NodeJS.ErrnoException).code === 'EEXIST' ? ' (a socket of this process holds it)' : '';
+      throw createEventError('ERR_EVENT_INVALID_DESCRIPTOR', `Invalid file descriptor: ${socket}${held}`, {
+        cause: err,
+      });
     }
   }
   throw createEventError(

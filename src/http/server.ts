@@ -130,6 +130,12 @@ export class EventHttp implements ServerHost {
    * Listens on `address:port` (several binds allowed). False when the address
    * cannot be used (in use, malformed, not permitted): `getLastError()` says why.
    * Port 0 picks a free port; see {@link EventHttp.getBoundPorts}.
+   *
+   * An IP address, `localhost` or a UNIX path listens at once, as in
+   * libevent. Another host name is looked up first, without blocking the
+   * loop: `bind()` returns true, and {@link EventHttp.ready} settles when the
+   * server listens (or rejects with why it cannot; the failure is also
+   * recorded as the last error).
    * @example
    * ```ts
    * http.bind('0.0.0.0', 8010);
@@ -147,6 +153,22 @@ export class EventHttp implements ServerHost {
     } catch (err) {
       return warn((err as { code?: 'ERR_EVENT_LISTENER' }).code ?? 'ERR_EVENT_LISTENER', (err as Error).message, err);
     }
+  }
+
+  /**
+   * Settles when every address given to `bind()` (or `accept()`) so far is
+   * listening; rejects with the first failure (an `EventSystemError`,
+   * `ERR_EVENT_LISTENER`). Needed only after binding a host name that is
+   * looked up, or accepting on a `net.Server` still starting to listen.
+   * @example
+   * ```ts
+   * http.bind('api.internal', 8010); // looked up asynchronously
+   * await http.ready;
+   * console.log(http.getBoundPorts()); // [8010]
+   * ```
+   */
+  get ready(): Promise<void> {
+    return Promise.all(this.#listeners.map((l) => l.ready)).then(() => undefined);
   }
 
   /**

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, Server, type Socket } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBase } from '../../src/event/base.js';
@@ -549,7 +549,7 @@ test('malformed addresses and out-of-range ports throw ERR_EVENT_ADDRESS "Failed
   );
 });
 
-test('host names are resolved synchronously: localhost:0 listens on the loopback', async () => {
+test('localhost names are the loopback at once, without a lookup: localhost:0 listens on 127.0.0.1', async () => {
   const base = new EventBase();
   let address: [string, number] | null = null;
   const listener = new EventListener(
@@ -575,6 +575,81 @@ test('host names are resolved synchronously: localhost:0 listens on the loopback
     client.destroy();
     listener.free();
   }
+});
+
+test('other host names are looked up without blocking the loop: the listener listens once "127.1" resolves', async () => {
+  // getaddrinfo() reads "127.1" as 127.0.0.1 (inet_aton), without asking a resolver.
+  const base = new EventBase();
+  let accepted = 0;
+  const listener = new EventListener(
+    base,
+    (l, socket) => {
+      accepted++;
+      socket.destroy();
+      l.free();
+    },
+    null,
+    0,
+    -1,
+    '127.1:0',
+  );
+  try {
+    // The constructor returned before the lookup: nothing listens yet.
+    assert.equal(listener.getSocketName(), false);
+    await listener.ready;
+    const name = listener.getSocketName();
+    assert.ok(name !== false);
+    assert.equal(name.address, '127.0.0.1');
+    const client = await dial(name.port as number);
+    try {
+      await base.dispatch();
+      assert.equal(accepted, 1);
+    } finally {
+      client.destroy();
+    }
+  } finally {
+    listener.free();
+  }
+});
+
+test('a looked-up host name whose port is taken: ready rejects and the error callback runs, the constructor does not throw', async () => {
+  const taken = await listeningServer();
+  const port = (taken.address() as { port: number }).port;
+  const base = new EventBase();
+  let errors = 0;
+  const listener = new EventListener(base, () => {}, null, 0, -1, `127.1:${port}`);
+  listener.setErrorCallback(() => {
+    errors++;
+    base.exit();
+  });
+  try {
+    await assert.rejects(listener.ready, (e: unknown) => {
+      assert.ok(e instanceof EventSystemError);
+      assert.equal(e.code, 'ERR_EVENT_LISTENER');
+      assert.match(e.message, new RegExp(`^Failed to listen on 127\\.1:${port}: .*\\(EADDRINUSE\\)$`));
+      return true;
+    });
+    await base.dispatch();
+    assert.equal(errors, 1);
+    assert.equal(EventUtil.getLastSocketErrno(), ERRNO.EADDRINUSE);
+  } finally {
+    listener.free();
+    taken.close();
+  }
+});
+
+test('a listener freed before its host name resolved never listens', async () => {
+  const listening = (): number =>
+    (process as unknown as { _getActiveHandles(): unknown[] })
+      ._getActiveHandles()
+      .filter((h) => h instanceof Server && h.listening).length;
+  const before = listening();
+  const base = new EventBase();
+  const listener = new EventListener(base, () => {}, null, 0, -1, '127.1:0');
+  listener.free();
+  await assert.rejects(listener.ready, (e: unknown) => (e as { code?: unknown }).code === 'ERR_EVENT_FREED');
+  await sleep(100); // the lookup has come back by now
+  assert.equal(listening(), before);
 });
 
 test('UNIX path in a missing directory or a non-writable directory: ERR_EVENT_LISTENER', (t) => {

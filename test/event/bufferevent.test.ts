@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { EventBase, Event, EventBuffer, EventUtil, getLastError } from '../../src/event/index.js';
 import { EventBufferEvent } from '../../src/event/bufferevent.js';
-import { socketPair, sleep } from '../support/net.js';
+import { resolvesWithin, socketPair, sleep, waitFor } from '../support/net.js';
 
 const { READING, WRITING, EOF, ERROR, TIMEOUT, CONNECTED, OPT_CLOSE_ON_FREE } = EventBufferEvent;
 
@@ -382,40 +382,51 @@ test('read timeout delivers READING|TIMEOUT and disables READ', async () => {
 });
 
 test('each read pushes the read timeout back; it fires a full timeout after the last read', async () => {
+  // 15 bytes, one every 100 ms (1.5 s of reads), against a 1 s read timeout: the timeout comes
+  // after the last of them was read, an order of events rather than a duration. Without the
+  // push-back it would come at 1 s, with 10 or 11 read (the writer's timer and the base's are
+  // Node timers of one process: a stall delays both). Each read leaves 0.9 s for a stall.
+  const BYTES = 15;
   const base = new EventBase();
   const { client, server, close } = await socketPair();
-  const events: { ev: number; at: number }[] = [];
+  const events: { ev: number; read: number; at: number }[] = [];
+  let read = 0;
   let lastRead = 0;
   const bev = new EventBufferEvent(
     base,
     server,
     0,
     (b) => {
+      read += b.input.length;
       b.input.drain(b.input.length);
       lastRead = performance.now();
     },
     null,
     (b, ev) => {
-      events.push({ ev, at: performance.now() });
+      events.push({ ev, read, at: performance.now() });
       b.getBase().exit();
     },
   );
-  bev.enable(Event.READ);
-  bev.setTimeouts(0.3, 0);
-  // a byte every 50 ms for 400 ms: longer than the timeout, never a timeout without a read
   let sent = 0;
   const timer = setInterval(() => {
-    if (++sent <= 8) client.write('x');
-  }, 50);
-  const started = performance.now();
-  await base.dispatch();
-  clearInterval(timer);
-  assert.equal(events.length, 1);
-  assert.equal(events[0]!.ev, READING | TIMEOUT);
-  assert.ok(events[0]!.at - started >= 400, `no timeout while bytes keep coming (${events[0]!.at - started} ms)`);
-  assert.ok(events[0]!.at - lastRead >= 295, `a full timeout after the last read (${events[0]!.at - lastRead} ms)`);
-  bev.free();
-  close();
+    if (++sent <= BYTES) client.write('x');
+  }, 100);
+  const guard = Event.timer(base, () => base.exit());
+  guard.add(30);
+  try {
+    bev.enable(Event.READ);
+    bev.setTimeouts(1, 0);
+    await base.dispatch();
+    assert.equal(events.length, 1, 'one event (not the 30 s guard)');
+    assert.equal(events[0]!.ev, READING | TIMEOUT);
+    assert.equal(events[0]!.read, BYTES, 'no timeout while bytes kept coming: it came after the last one');
+    assert.ok(events[0]!.at - lastRead >= 995, `a full timeout after the last read (${events[0]!.at - lastRead} ms)`);
+  } finally {
+    clearInterval(timer);
+    guard.del();
+    bev.free();
+    close();
+  }
 });
 
 test('holdReadsFor: its callback takes a read with takeHeld(); what it leaves, and reads for another callback, land in input', async () => {
@@ -484,7 +495,7 @@ test('holdReadsFor: a read reported inside the callback goes into the input; the
   bev.holdReadsFor(taker);
   bev.enable(Event.READ);
   client.write('one');
-  const returned = await Promise.race([base.dispatch().then(() => true), sleep(5000).then(() => false)]);
+  const returned = await resolvesWithin(base.dispatch(), 20_000);
   if (!returned) base.exit();
   assert.deepEqual(got, ['one', 'input two']);
   bev.free();
@@ -509,42 +520,69 @@ test('write timeout delivers WRITING|TIMEOUT when the peer does not read', async
 
 test(
   'progress pushes a write timeout back: a write the socket cannot take at once, read slowly, ends without a timeout',
-  { timeout: 30_000 },
+  { timeout: 60_000 },
   async () => {
+    // A write timeout counts time without progress (a 1 MiB piece handed to the socket, see
+    // WRITE_PIECE). The test drives the reader: a step every 150 ms lets it take another
+    // 1 MiB, so progress comes about every step, many times per 2 s timeout (a loaded machine
+    // has more than 1.8 s of stall per step), while the 32 MiB outlast the timeout: bytes
+    // still wait 2.5 s after the write (checked below). The timeout fires if progress does
+    // not push it back; an order of events decides, not a duration.
+    const TIMEOUT_S = 2;
+    const STEP = 1 << 20;
+    const total = 32 << 20;
     const base = new EventBase();
     const { client, server, close } = await socketPair();
-    // The client takes at most 32 KiB every 2 ms (16 MB/s at most): the 16 MiB leave
-    // over more than two timeouts, but a 1 MiB piece (WRITE_PIECE) well within one.
-    client.pause();
-    const total = 16 << 20;
-    let got = 0;
-    let doneAt = 0;
-    const reader = setInterval(() => {
-      const n = Math.min(32 << 10, client.readableLength);
-      if (n > 0) got += (client.read(n) as Buffer).length;
-      else client.read(0); // let Node read more from the socket
-      if (got === total && doneAt === 0) {
-        doneAt = performance.now();
-        base.exit();
-      }
-    }, 2);
     const events: number[] = [];
     const bev = new EventBufferEvent(base, server, 0, null, null, (b, ev) => {
       events.push(ev);
       b.getBase().exit();
     });
-    bev.enable(Event.READ);
-    bev.setTimeouts(0, 0.2);
-    const started = performance.now();
-    // Nothing in flight yet: the socket takes part of it at once, the rest waits in Node.
-    bev.write(Buffer.alloc(total));
-    await base.dispatch();
-    clearInterval(reader);
-    assert.deepEqual(events, [], 'no WRITING|TIMEOUT while the bytes keep leaving');
-    assert.equal(got, total);
-    assert.ok(doneAt - started > 400, `the bytes took longer than two timeouts (${doneAt - started} ms)`);
-    bev.free();
-    close();
+    let got = 0;
+    let allowed = 0;
+    client.pause();
+    client.on('data', (d: Buffer) => {
+      got += d.length;
+      if (got >= allowed) client.pause();
+      if (got === total) base.exit();
+    });
+    client.pause();
+    let waitingLater = -1;
+    let check: NodeJS.Timeout | undefined;
+    const guard = Event.timer(base, () => base.exit());
+    let ended = true;
+    let loop: Promise<boolean> = Promise.resolve(true);
+    try {
+      bev.enable(Event.READ); // keeps the loop running once all is sent, until the reader has it all
+      bev.setTimeouts(0, TIMEOUT_S);
+      guard.add(40);
+      check = setTimeout(() => (waitingLater = bev.unsentLength), TIMEOUT_S * 1250);
+      bev.write(Buffer.alloc(total));
+      ended = false;
+      loop = base.dispatch().finally(() => (ended = true));
+      // Bounded: twice the steps the bytes need, then the rest at once.
+      for (let step = 0; step < (2 * total) / STEP && !ended && got < total; step++) {
+        await sleep(150);
+        allowed = Math.min(total, allowed + STEP);
+        client.resume();
+      }
+      allowed = total;
+      client.resume();
+      await loop;
+      assert.deepEqual(events, [], 'no WRITING|TIMEOUT while the bytes kept leaving');
+      assert.equal(got, total);
+      assert.ok(
+        waitingLater > 0,
+        `bytes still waited ${TIMEOUT_S * 1.25} s after the write (${waitingLater} bytes): only progress kept the timeout back`,
+      );
+    } finally {
+      clearTimeout(check);
+      guard.del();
+      if (!ended) base.exit();
+      await loop;
+      bev.free();
+      close();
+    }
   },
 );
 
@@ -556,14 +594,17 @@ test('a write that leaves at once ends the loop with READ disabled, a write time
   const bev = new EventBufferEvent(base, server, 0);
   bev.setTimeouts(0, 30);
   bev.write('pong');
-  // Only the pending write keeps the loop running: once sent, dispatch() returns (not after 30 s).
-  const returned = await Promise.race([base.dispatch().then(() => true), sleep(5000).then(() => false)]);
-  if (!returned) base.exit();
-  assert.ok(returned, 'dispatch() returned once the write was sent');
-  await sleep(50);
-  assert.equal(got, 'pong');
-  bev.free();
-  close();
+  try {
+    // Only the pending write keeps the loop running: once sent, dispatch() returns, well before
+    // the 30 s timeout would end it.
+    const returned = await resolvesWithin(base.dispatch(), 20_000);
+    if (!returned) base.exit();
+    assert.ok(returned, 'dispatch() returned once the write was sent');
+    await waitFor(() => got === 'pong', 10_000);
+  } finally {
+    bev.free();
+    close();
+  }
 });
 
 test(
@@ -576,25 +617,34 @@ test(
     client.on('data', (c: Buffer) => (got += c.length));
     const events: number[] = [];
     const bev = new EventBufferEvent(base, server, 0, null, null, (_b, ev) => events.push(ev));
-    bev.setTimeouts(0, 0.1);
-    bev.write('ping');
-    // three timeouts long with nothing left to send: no WRITING|TIMEOUT
+    // three timeouts long once the peer has it all, nothing left to send: no WRITING|TIMEOUT
     const stop = new Event(base, -1, Event.TIMEOUT, () => base.exit());
-    stop.add(0.35);
-    await base.dispatch();
-    assert.equal(got, 4);
-    assert.equal(events.length, 0, `no event while nothing waits: ${events.join()}`);
-    // the deadline still holds afterwards: a peer that stops reading gets WRITING|TIMEOUT
-    client.pause();
-    bev.setCallbacks(null, null, (b, ev) => {
-      events.push(ev);
-      b.getBase().exit();
+    client.on('data', () => {
+      if (got === 4 && !stop.isPending(Event.TIMEOUT)) stop.add(0.35);
     });
-    bev.write(Buffer.alloc(32 << 20));
-    await base.dispatch();
-    assert.deepEqual(events, [WRITING | TIMEOUT]);
-    bev.free();
-    close();
+    const guard = Event.timer(base, () => base.exit());
+    guard.add(8);
+    try {
+      bev.setTimeouts(0, 0.1);
+      bev.write('ping');
+      await base.dispatch();
+      assert.equal(got, 4);
+      assert.equal(events.length, 0, `no event while nothing waits: ${events.join()}`);
+      // the deadline still holds afterwards: a peer that stops reading gets WRITING|TIMEOUT
+      client.pause();
+      bev.setCallbacks(null, null, (b, ev) => {
+        events.push(ev);
+        b.getBase().exit();
+      });
+      bev.write(Buffer.alloc(32 << 20));
+      await base.dispatch();
+      assert.deepEqual(events, [WRITING | TIMEOUT]);
+    } finally {
+      stop.del();
+      guard.del();
+      bev.free();
+      close();
+    }
   },
 );
 

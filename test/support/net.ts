@@ -36,3 +36,20 @@ export async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
     await sleep(5);
   }
 }
+
+/**
+ * True once `p` resolves, false when `ms` pass first (a rejection of `p` rejects). The timer
+ * is cleared as soon as `p` settles, so a generous bound on something that must happen costs
+ * nothing when it comes early, and leaves nothing that holds the test file open.
+ */
+export async function resolvesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([p.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

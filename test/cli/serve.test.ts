@@ -291,12 +291,13 @@ test('one process: SIGTERM with a request stuck half-sent exits with status 0 wi
         s.once('close', () => r());
       }),
   );
-  const t0 = performance.now();
   run.kill('SIGTERM');
   try {
-    const ex = await run.waitExit(15_000);
+    // The stuck request alone would hold the server until its head deadline (30 s from its
+    // first byte, sent before the SIGTERM): an exit within 20 s means the shutdown deadline
+    // closed it. No upper bound on the time beyond that (load only makes the exit later).
+    const ex = await run.waitExit(20_000);
     assert.equal(ex.code, 0, run.stderr());
-    assert.ok(ex.at - t0 < 15_000);
     await Promise.all(closed);
   } finally {
     idle.destroy();

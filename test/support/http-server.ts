@@ -207,13 +207,15 @@ export async function withServer(
   } finally {
     // Also when `fn` failed: its error is then what propagates.
     http.free();
+    let timer: NodeJS.Timeout | undefined;
     outcome = await Promise.race([
       loop.then(
         (v) => ({ v }),
         (e: unknown) => ({ e }),
       ),
-      sleep(3000).then(() => null),
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 10_000))),
     ]);
+    clearTimeout(timer);
     for (const c of [...RawClient.all]) c.destroy();
   }
   assert.ok(outcome !== null && settled, 'base.dispatch() settles after http.free()');

@@ -68,6 +68,26 @@ function wrk(url: string, connections: number, seconds: number): Promise<WrkRepo
   });
 }
 
+/** The Node client's load: 8 kept-alive connections until `stop()` (at most `maxMs`); a refused connect is retried after 50 ms. */
+function nodeLoad(port: number, maxMs: number): { stop(): Promise<KeepAliveLoadResult> } {
+  let stopped = false;
+  const run = keepAliveLoad({
+    port,
+    path: PATH,
+    connections: 8,
+    until: () => stopped,
+    maxRequests: 2_000_000,
+    maxMs,
+    retryMs: 50,
+  });
+  return {
+    stop: () => {
+      stopped = true;
+      return run;
+    },
+  };
+}
+
 function describeLoad(r: KeepAliveLoadResult): string {
   return `${JSON.stringify([...r.statuses])} closing=${r.closing} lost=${r.lost.length} refused=${r.refused} connects=${r.connects}`;
 }
@@ -76,15 +96,7 @@ test('SIGHUP three times under keep-alive load (wrk and a Node client): not one 
   const run = startServe(['--database', dbFile(), '--rows', '200', '--workers', '2', '--quiet']);
   const { origin, port } = await announced(run);
   await waitStarts(run, 2);
-  let stop = false;
-  const node = keepAliveLoad({
-    port,
-    path: PATH,
-    connections: 8,
-    until: () => stop,
-    maxRequests: 2_000_000,
-    maxMs: 120_000,
-  });
+  const node = nodeLoad(port, 120_000);
   const load = wrk(`${origin}${PATH}`, 32, 24);
   const loadEnds = Date.now() + 24_000;
   await sleep(1500);
@@ -97,8 +109,7 @@ test('SIGHUP three times under keep-alive load (wrk and a Node client): not one 
     await sleep(500);
   }
   const w = await load;
-  stop = true;
-  const n = await node;
+  const n = await node.stop();
   t.diagnostic(`${reloads} reloads; wrk: ${w.requests} requests; node: ${describeLoad(n)}`);
   assert.ok(reloads >= 2, `only ${reloads} reloads completed during the load: ${run.stdout().slice(-2000)}`);
   assert.ok(w.requests > 1000, w.text);
@@ -122,23 +133,13 @@ for (const workers of [['--workers', '2'], []]) {
     const run = startServe(['--database', dbFile(), '--rows', '200', ...workers, '--quiet']);
     const { origin, port } = await announced(run);
     if (workers.length > 0) await waitStarts(run, 2);
-    let stop = false;
-    const node = keepAliveLoad({
-      port,
-      path: PATH,
-      connections: 8,
-      until: () => stop,
-      maxRequests: 2_000_000,
-      maxMs: 60_000,
-      retryMs: 50,
-    });
+    const node = nodeLoad(port, 60_000);
     const load = wrk(`${origin}${PATH}`, 32, 5);
     await sleep(2000);
     run.kill('SIGTERM');
     const ex = await run.waitExit(30_000);
     const w = await load;
-    stop = true;
-    const n = await node;
+    const n = await node.stop();
     t.diagnostic(`wrk: ${w.requests} requests; node: ${describeLoad(n)}`);
     assert.equal(ex.code, 0, run.stderr());
     assert.ok(w.requests > 100, w.text);

@@ -100,64 +100,43 @@ for (const style of ['synchronous', 'asynchronous'] as const) {
   });
 }
 
-test('a pipelining client that spends its budget is served in full, in order, over several turns', async () => {
-  await withServer(
-    (http) => {
-      http.setDefaultCallback((req) => {
-        const b = new EventBuffer();
-        b.add(req.getUri());
-        req.sendReply(200, 'OK', b);
-      });
-    },
-    async ({ port }) => {
-      const s = connect({ port, host: '127.0.0.1' });
-      await once(s, 'connect');
-      const n = 1000;
-      let sent = '';
-      for (let i = 0; i < n; i++)
-        sent += `GET /${i} HTTP/1.1\r\nHost: h\r\n${i === n - 1 ? 'Connection: close\r\n' : ''}\r\n`;
-      s.write(sent);
-      let text = '';
-      s.on('data', (d: Buffer) => (text += d.toString('latin1')));
-      await once(s, 'end');
-      const bodies = [...text.matchAll(/\r\n\r\n(\/\d+)/g)].map((m) => m[1]);
-      assert.equal(bodies.length, n);
-      assert.deepEqual(
-        bodies,
-        Array.from({ length: n }, (_, i) => `/${i}`),
-      );
-      s.destroy();
-    },
-  );
-});
-
-test('a pipelining client that spends its budget and half-closes is served in full, in order, then closed', async () => {
-  await withServer(
-    (http) => {
-      http.setDefaultCallback((req) => {
-        const b = new EventBuffer();
-        b.add(req.getUri());
-        req.sendReply(200, 'OK', b);
-      });
-    },
-    async ({ port }) => {
-      const s = connect({ port, host: '127.0.0.1' });
-      await once(s, 'connect');
-      const n = 1000;
-      let sent = '';
-      for (let i = 0; i < n; i++)
-        sent += `GET /${i} HTTP/1.1\r\nHost: h\r\n${i === n - 1 ? 'Connection: close\r\n' : ''}\r\n`;
-      s.write(sent);
-      let text = '';
-      s.on('data', (d: Buffer) => (text += d.toString('latin1')));
-      await once(s, 'end');
-      const bodies = [...text.matchAll(/\r\n\r\n(\/\d+)/g)].map((m) => m[1]);
-      assert.equal(bodies.length, n);
-      assert.deepEqual(
-        bodies,
-        Array.from({ length: n }, (_, i) => `/${i}`),
-      );
-      s.destroy();
-    },
-  );
-});
+/**
+ * One client pipelines 1,000 requests (far more than a turn's budget) and
+ * ends with `Connection: close` on the last, or with a FIN after it (the
+ * connection learns of the end while it waits for its turns): every
+ * request is answered, in order, then the server closes.
+ */
+for (const end of ['Connection: close', 'a half-close'] as const) {
+  test(`a pipelining client that spends its budget is served in full, in order, over several turns (ending with ${end})`, async () => {
+    await withServer(
+      (http) => {
+        http.setDefaultCallback((req) => {
+          const b = new EventBuffer();
+          b.add(req.getUri());
+          req.sendReply(200, 'OK', b);
+        });
+      },
+      async ({ port }) => {
+        const s = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+        await once(s, 'connect');
+        const n = 1000;
+        let sent = '';
+        for (let i = 0; i < n; i++) {
+          const close = end === 'Connection: close' && i === n - 1 ? 'Connection: close\r\n' : '';
+          sent += `GET /${i} HTTP/1.1\r\nHost: h\r\n${close}\r\n`;
+        }
+        if (end === 'Connection: close') s.write(sent);
+        else s.end(sent);
+        let text = '';
+        s.on('data', (d: Buffer) => (text += d.toString('latin1')));
+        await once(s, 'end');
+        const bodies = [...text.matchAll(/\r\n\r\n(\/\d+)/g)].map((m) => m[1]);
+        assert.deepEqual(
+          bodies,
+          Array.from({ length: n }, (_, i) => `/${i}`),
+        );
+        s.destroy();
+      },
+    );
+  });
+}

@@ -97,8 +97,9 @@ test('SIGHUP three times under keep-alive load (wrk and a Node client): not one 
   const { origin, port } = await announced(run);
   await waitStarts(run, 2);
   const node = nodeLoad(port, 120_000);
-  const load = wrk(`${origin}${PATH}`, 32, 24);
-  const loadEnds = Date.now() + 24_000;
+  // 30 s of load: three reloads take about 20 s on a loaded machine (each starts two workers).
+  const load = wrk(`${origin}${PATH}`, 32, 30);
+  const loadEnds = Date.now() + 30_000;
   await sleep(1500);
   let reloads = 0;
   // Each reload replaces both workers; the next one starts once it is done (up to three, within wrk's run).

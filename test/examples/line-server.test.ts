@@ -248,7 +248,7 @@ describe('examples/line-server.ts', { concurrency: true, timeout: 120000 }, () =
           0,
           `nothing is sent for an unknown command, got ${JSON.stringify(r.pending.toString())}`,
         );
-        await waitFor(() => logLines(run).includes('unknown command: NOOP'), 5000);
+        await waitFor(() => logLines(run).includes('unknown command: NOOP'), 15_000);
         r.sock.write('QUIT\r\n');
         await r.expect('250 OK quit\r\n');
         await r.closed();
@@ -378,7 +378,7 @@ describe('examples/line-server.ts', { concurrency: true, timeout: 120000 }, () =
       await sleep(200);
       assert.equal(r.pending.length, 0);
       // Logged escaped: a bare LF in a client line cannot start a forged log line.
-      await waitFor(() => run.stdout().includes('unknown command: NOOP\\x0aQUIT\n'), 5000);
+      await waitFor(() => run.stdout().includes('unknown command: NOOP\\x0aQUIT\n'), 15_000);
       r.sock.write('HELO x\r\n');
       await r.expect('250-STARTTLS\r\n250 OK helo\r\n');
     } finally {

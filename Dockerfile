@@ -1,14 +1,15 @@
-# One application host of docs/deploy.md as a container image:
+# One application host of docs/deploy.md as a container image, on Node 24, the
+# newest Node CI tests (docs/architecture.md, "Supported Node.js versions"):
 #   docker build -t eventide .
 #   docker run -p 8000:8000 -e DATABASE_URL=postgres://eventide@db:5432/eventide eventide
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev && npm install --no-save --no-audit --no-fund pg
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -19,7 +19,14 @@
  * @module
  */
 
-/** The fallbacks of the event layer. */
+/**
+ * The fallbacks of the event layer (the names `EVENTIDE_FORCE_FALLBACK` takes).
+ * @example
+ * ```ts
+ * const forced: Fallback[] = ['lent-reads', 'sync-bind'];
+ * process.env.EVENTIDE_FORCE_FALLBACK = forced.join(',');
+ * ```
+ */
 export type Fallback = 'lent-reads' | 'sync-bind' | 'active-handles';
 
 /** The environment variable that forces fallbacks. @internal */
@@ -84,7 +91,9 @@ export function reportFallback(f: Fallback, why: string): void {
  * @internal
  * @example
  * ```ts
- * const owner = activeHandles()?.find((h) => h instanceof Socket && fdOf(h) === fd) ?? null;
+ * import { Socket } from 'node:net';
+ * declare const fd: number;
+ * const owner = activeHandles()?.find((h) => h instanceof Socket && (h as { _handle?: { fd?: number } })._handle?.fd === fd);
  * ```
  */
 export function activeHandles(): unknown[] | null {

@@ -11,6 +11,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ROOT } from '../support/spawn.js';
 
 interface ChildReport {
@@ -91,4 +93,14 @@ test('EVENTIDE_FORCE_FALLBACK=sync-bind,active-handles: those two', () => {
   assert.deepEqual(report.listeningLater, [true, true]);
   assert.deepEqual(report.adopted, [HELD, HELD]);
   assert.deepEqual(warnings.sort(), ['EVENTIDE_FALLBACK_ACTIVE_HANDLES', 'EVENTIDE_FALLBACK_SYNC_BIND'], stderr);
+});
+
+test('CI runs the HTTP and echo suites with lent reads off as well (docs/architecture.md, "Fallbacks")', () => {
+  const run = readFileSync(join(ROOT, '.ci/run'), 'utf8');
+  const line = run
+    .split('\n')
+    .find((l) => l.startsWith('EVENTIDE_FORCE_FALLBACK=lent-reads node scripts/run-tests.mjs'));
+  assert.ok(line !== undefined, '.ci/run has the run with lent reads off');
+  for (const suite of ['test/http', 'test/examples/echo-server', 'test/examples/hostile-clients'])
+    assert.ok(line.split(' ').includes(suite), `${suite} in: ${line}`);
 });

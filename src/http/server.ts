@@ -10,7 +10,6 @@ import { EventBase } from '../event/base.js';
 import { EventBufferEvent } from '../event/bufferevent.js';
 import { Event } from '../event/event.js';
 import { EventListener } from '../event/listener.js';
-import { Ring } from '../event/ring.js';
 import { EventSslContext } from '../event/ssl.js';
 import { formatAddress } from '../event/address.js';
 import { createEventError, warn } from '../event/errors.js';
@@ -22,6 +21,7 @@ import { HeadCache } from './head-cache.js';
 import { decodedPath, globMatch } from './routing.js';
 import { HttpServerConnection } from './server-connection.js';
 import type { ServerHost } from './server-host.js';
+import { WaitingConnections } from './server-turns.js';
 
 /**
  * Path or default callback: `(request, arg)`.
@@ -48,8 +48,6 @@ const DEFAULT_SHUTDOWN_S = 10;
  * half-closed.
  */
 const SHUTDOWN_IDLE_GRACE_MS = 1000;
-/** Connections that spent a turn's budget resumed per turn of the loop (each with a turn's budget). */
-const RESUMED_PER_TURN = 2;
 
 /**
  * The HTTP server.
@@ -100,9 +98,8 @@ export class EventHttp implements ServerHost {
   #vhosts: { pattern: string; http: EventHttp }[] = [];
   #shutdown: { resolve: () => void; promise: Promise<void> } | null = null;
   #freed = false;
-  /** Connections that spent their turn's budget, oldest first: a few resume in each turn of the loop. */
-  readonly #waiting = new Ring<HttpServerConnection>();
-  #resuming = false;
+  /** Connections that spent their turn's budget, waiting for a later turn of the loop. @internal */
+  readonly waiting = new WaitingConnections();
 
   /**
    * Creates a server on `base`; with an EventSslContext (server method) it serves HTTPS.
@@ -568,33 +565,10 @@ export class EventHttp implements ServerHost {
     }
   }
 
-  /**
-   * A connection spent its turn's budget: it waits for its next turn, after
-   * the connections waiting before it. @internal
-   */
+  /** A connection spent its turn's budget: it waits for a later turn (`server-turns.ts`). @internal */
   later(conn: HttpServerConnection): void {
-    this.#waiting.push(conn);
-    if (this.#resuming) return;
-    this.#resuming = true;
-    setImmediate(this.#resumeWaiting);
+    this.waiting.add(conn);
   }
-
-  /**
-   * Resumes the oldest waiting connections, a few per turn of the loop (in
-   * its check phase, after the poll): however many connections flood the
-   * server, a turn does a bounded amount of their work, so the next poll
-   * (which accepts one new connection per turn, as libuv does) and the
-   * reads of every other connection come soon.
-   */
-  readonly #resumeWaiting = (): void => {
-    this.#resuming = false;
-    const waiting = this.#waiting;
-    for (let i = 0; i < RESUMED_PER_TURN && waiting.length > 0; i++) (waiting.shift() as HttpServerConnection).resume();
-    if (waiting.length > 0 && !this.#resuming) {
-      this.#resuming = true;
-      setImmediate(this.#resumeWaiting);
-    }
-  };
 
   /** A connection went away. @internal */
   forget(conn: HttpServerConnection): void {

@@ -9,7 +9,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import { ConfigurationError } from '../rest/errors.js';
 import { INVALID_POSITION, type Comparison, type FieldInfo } from '../rest/data/source.js';
 import { parsePosition, POSTGRES_VALUES, pythonDatetimeStr, SQLITE_VALUES } from '../rest/data/values.js';
-import { formatSqliteDatetime } from './sqlite.js';
+import { DatetimeParam, inStorageRange, type DatetimeCodec } from './datetime-formats.js';
 
 type Eb = ExpressionBuilder<Record<string, Record<string, unknown>>, string>;
 type Fields = Readonly<Record<string, FieldInfo>>;
@@ -144,10 +144,18 @@ export function seekCondition(fields: Fields, seek: Seek): Expression<SqlBool> {
 /**
  * A filter value in the form the database compares. A string for a non-text
  * field is read as a position first (as `ArrayQueryset` does); datetimes may
- * be `Date`s or epoch milliseconds.
+ * be `Date`s or epoch milliseconds, within years 1..9999, bound by their
+ * column's codec, or, while the columns' storage is not known yet (`codecs`
+ * null), kept as instants ({@link DatetimeParam}) for the query to bind.
  * @internal
  */
-export function toParam(dialect: SqlDialectKind, info: FieldInfo, field: string, value: unknown): unknown {
+export function toParam(
+  dialect: SqlDialectKind,
+  info: FieldInfo,
+  field: string,
+  value: unknown,
+  codecs: Readonly<Record<string, DatetimeCodec>> | null,
+): unknown {
   let v = value;
   if (typeof v === 'string' && info.type !== 'text') {
     v = parsePosition(v, info, dialect === 'sqlite' ? SQLITE_VALUES : POSTGRES_VALUES, false);
@@ -158,12 +166,9 @@ export function toParam(dialect: SqlDialectKind, info: FieldInfo, field: string,
   }
   switch (info.type) {
     case 'datetime': {
-      const d = typeof v === 'number' ? new Date(v) : v;
-      if (!(d instanceof Date) || Number.isNaN(d.getTime()))
-        throw new ConfigurationError(
-          `filter(): the datetime field ${JSON.stringify(field)} compares with Date values, not ${String(value)}.`,
-        );
-      return dialect === 'sqlite' ? formatSqliteDatetime(d) : pythonDatetimeStr(d);
+      const ms = typeof v === 'number' ? new Date(v).getTime() : v instanceof Date ? v.getTime() : NaN;
+      if (!inStorageRange(ms)) throw datetimeValueError(field, value, ms);
+      return codecs === null ? new DatetimeParam(field, ms) : codecs[field]!.bind(ms);
     }
     case 'boolean':
       return typeof v === 'boolean' && dialect === 'sqlite' ? (v ? 1 : 0) : v;
@@ -172,4 +177,13 @@ export function toParam(dialect: SqlDialectKind, info: FieldInfo, field: string,
     default:
       return typeof v === 'boolean' ? (v ? 1 : 0) : v;
   }
+}
+
+/** Why a datetime filter value cannot be compared: not a datetime, or outside years 1..9999. */
+function datetimeValueError(field: string, value: unknown, ms: number): ConfigurationError {
+  return new ConfigurationError(
+    ms !== ms
+      ? `filter(): the datetime field ${JSON.stringify(field)} compares with Date values, not ${String(value)}.`
+      : `filter(): ${String(value)} is outside the years 1..9999 (in UTC) that the datetime field ${JSON.stringify(field)} compares with.`,
+  );
 }

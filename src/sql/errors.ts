@@ -1,9 +1,12 @@
 /**
- * {@link SqlUnavailableError}: a database, replica or Redis server that
- * `eventide/sql` could not reach when it was opened, within its deadline.
+ * The errors of `eventide/sql`: {@link SqlUnavailableError}, a database,
+ * replica or Redis server that could not be reached when it was opened,
+ * within its deadline; {@link SqlDatetimeError}, a datetime column holding
+ * a value that is not in its storage format.
  *
  * @module
  */
+import type { DatetimeStorage } from './datetime-formats.js';
 
 /**
  * The stable codes of {@link SqlUnavailableError}, with what each means.
@@ -51,6 +54,75 @@ export class SqlUnavailableError extends Error {
     this.name = 'SqlUnavailableError';
     this.code = code;
     this.target = target;
+  }
+}
+
+/**
+ * The stable codes of {@link SqlDatetimeError}, with what each means.
+ * @example
+ * ```ts
+ * console.log(SQL_DATETIME_CODES.ERR_SQL_DATETIME_FORMAT);
+ * ```
+ */
+export const SQL_DATETIME_CODES = Object.freeze({
+  ERR_SQL_DATETIME_FORMAT:
+    "A datetime column holds a value that is not in the column's storage format (declared, or detected from its first values).",
+  ERR_SQL_DATETIME_UNDETECTED:
+    "A datetime column's storage is not declared and its first values are in no supported format, or in several.",
+} as const);
+
+/**
+ * A code of {@link SQL_DATETIME_CODES}.
+ * @example
+ * ```ts
+ * const code: SqlDatetimeCode = 'ERR_SQL_DATETIME_FORMAT';
+ * ```
+ */
+export type SqlDatetimeCode = keyof typeof SQL_DATETIME_CODES;
+
+/**
+ * A datetime column holds a value that `SqlQueryset` cannot compare
+ * exactly: one that is not in the column's storage format
+ * (`ERR_SQL_DATETIME_FORMAT`; `storage` is that format), or, with no storage
+ * declared, first values that name no single format
+ * (`ERR_SQL_DATETIME_UNDETECTED`; `storage` is null). Thrown by the query
+ * that read the value (or that detected the storage), never replaced by a
+ * silently short page. `table` and `field` name the column, `value` is the
+ * value read (for a PostgreSQL column of the wrong type, the type's name).
+ * @example
+ * ```ts
+ * try {
+ *   await items.orderBy('-created').slice(0, 10);
+ * } catch (e) {
+ *   if (e instanceof SqlDatetimeError) console.error(e.code, `${e.table}.${e.field}`, e.storage, e.message);
+ * }
+ * ```
+ */
+export class SqlDatetimeError extends Error {
+  /** The stable code. */
+  readonly code: SqlDatetimeCode;
+  /** The table (as given to the queryset). */
+  readonly table: string;
+  /** The column (the field name). */
+  readonly field: string;
+  /** The storage the value was read as, or null when none was declared or detected. */
+  readonly storage: DatetimeStorage | null;
+  /** The value read. */
+  readonly value: unknown;
+
+  constructor(
+    code: SqlDatetimeCode,
+    column: { readonly table: string; readonly field: string; readonly storage: DatetimeStorage | null },
+    value: unknown,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SqlDatetimeError';
+    this.code = code;
+    this.table = column.table;
+    this.field = column.field;
+    this.storage = column.storage;
+    this.value = value;
   }
 }
 

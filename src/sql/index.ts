@@ -18,7 +18,14 @@
  * ```
  * @module
  */
-export { SqlQueryset, type SqlQuerysetOptions, type SqlExecutor, type SqlDialectKind } from './queryset.js';
+export {
+  SqlQueryset,
+  type SqlQuerysetOptions,
+  type SqlExecutor,
+  type SqlDialectKind,
+  type SqlFieldInfo,
+  type DatetimeStorage,
+} from './queryset.js';
 export { createSqliteKysely, cachingSqliteDatabase, formatSqliteDatetime } from './sqlite.js';
 export type { SqliteHandle, SqliteStatementHandle } from './drivers.js';
 export {
@@ -32,4 +39,11 @@ export {
   type SqlLogger,
 } from './replicas.js';
 export { connectRedisCountStore, type RedisCountStore, type RedisCountStoreOptions } from './redis-count.js';
-export { SqlUnavailableError, SQL_UNAVAILABLE_CODES, type SqlUnavailableCode } from './errors.js';
+export {
+  SqlUnavailableError,
+  SQL_UNAVAILABLE_CODES,
+  type SqlUnavailableCode,
+  SqlDatetimeError,
+  SQL_DATETIME_CODES,
+  type SqlDatetimeCode,
+} from './errors.js';

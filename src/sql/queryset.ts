@@ -16,9 +16,13 @@
  *   them when it is declared `NULLS FIRST`), and `lt` / `lte` on a nullable
  *   field add `OR field IS NULL`. Fields not declared `nullable` compile to
  *   the bare comparison, which every index serves.
- * - Datetimes are `Date`s in rows and filters (millisecond precision). SQLite
- *   stores them as text `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC (Django's
- *   format, which sorts as text); PostgreSQL columns should be `timestamptz`.
+ * - Datetimes are `Date`s in rows and filters (millisecond precision). Each
+ *   datetime column has a storage ({@link DatetimeStorage}: text
+ *   `YYYY-MM-DD HH:MM:SS[.ffffff]`, `toISOString()` text, epoch
+ *   milliseconds, PostgreSQL `timestamptz` or `timestamp`), declared in its
+ *   field (`storage`) or detected from its first values before the first
+ *   query; filter and cursor values are bound in it, and a value read that is
+ *   not in it is a {@link SqlDatetimeError} (docs/sql.md).
  * - Text orders by code point (SQLite's `BINARY`, like `ArrayQueryset`);
  *   on PostgreSQL declare text columns `COLLATE "C"` for the same order.
  * - Without an ordering, rows come in primary-key order. A unique field
@@ -49,7 +53,16 @@ import {
 } from 'kysely';
 import { ConfigurationError } from '../rest/errors.js';
 import type { SqliteHandle, SqliteStatementHandle } from './drivers.js';
-import { parseSqliteDatetime } from './sqlite.js';
+import { DatetimeParam, type DatetimeStorage, type SqlFieldInfo } from './datetime-formats.js';
+import { convertRows } from './rows.js';
+import {
+  applyStorage,
+  bindParams,
+  declaredColumns,
+  emptyStorageState,
+  settleStorage,
+  type StorageState,
+} from './storage-state.js';
 import {
   condition,
   OPS,
@@ -72,6 +85,7 @@ import {
 import { type Comparison, type CountOptions, type FieldInfo, type Queryset } from '../rest/data/source.js';
 
 export type { SqlDialectKind } from './conditions.js';
+export type { DatetimeStorage, SqlFieldInfo } from './datetime-formats.js';
 
 /**
  * What a {@link SqlQueryset} runs its queries on: any `Kysely` instance or
@@ -102,8 +116,8 @@ export interface SqlQuerysetOptions {
   readonly db: SqlExecutor;
   /** The table, optionally schema-qualified (`'public.item'`). */
   readonly table: string;
-  /** The columns to read, with their types; rows carry exactly these keys. */
-  readonly fields: Readonly<Record<string, FieldInfo>>;
+  /** The columns to read, with their types (and datetime storages); rows carry exactly these keys. */
+  readonly fields: Readonly<Record<string, SqlFieldInfo>>;
   /** The primary-key column (default `'id'`); it must be one of `fields`. */
   readonly primaryKey?: string;
   /** Which database `db` talks to. */
@@ -132,19 +146,17 @@ interface Core {
   readonly db: SqlExecutor;
   /** SQLite fast path: a prepared statement per SQL text (raw: rows as arrays), or null. */
   readonly direct: ((sql: string, raw: boolean) => SqliteStatementHandle) | null;
-  /** SQLite fast path: builds a converted row object from a raw row in `names` order. */
-  readonly makeRow: ((raw: unknown[]) => Record<string, unknown>) | null;
   /** Builds and compiles queries (no connection). */
   readonly builder: AnyDb;
   readonly table: string;
-  readonly fields: Readonly<Record<string, FieldInfo>>;
+  readonly fields: Readonly<Record<string, SqlFieldInfo>>;
   readonly names: readonly string[];
   readonly pk: string;
   readonly dialect: SqlDialectKind;
-  /** Compiled SQL per query shape. */
+  /** Compiled SQL per query shape (cleared when a datetime column's storage changes). */
   readonly sqlByShape: Map<string, CompiledQuery>;
-  /** Fields whose values need converting after a read. */
-  readonly convert: readonly { readonly field: string; readonly type: FieldInfo['type'] }[];
+  /** What depends on the storage of the datetime columns. */
+  readonly storage: StorageState;
   /** What the driver can bind and the database hold (cursor positions are validated against it). */
   readonly values: ValueDomain;
 }
@@ -169,6 +181,8 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   #orderKey: string;
   #filters: readonly (Filter | Seek)[] = NONE;
   #params: readonly unknown[] = NONE;
+  /** Whether `#params` holds datetimes given before the storage was known, bound when a query runs. */
+  #datetimes = false;
   #filterKey = '';
   #cacheKey: string | null = null;
   /** The last {@link orderBy} of this queryset (querysets are immutable: the same terms give the same queryset). */
@@ -189,12 +203,13 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     q.#orderKey = this.#orderKey;
     q.#filters = this.#filters;
     q.#params = this.#params;
+    q.#datetimes = this.#datetimes;
     q.#filterKey = this.#filterKey;
     return q;
   }
 
   /** The fields rows have. */
-  get fields(): Readonly<Record<string, FieldInfo>> {
+  get fields(): Readonly<Record<string, SqlFieldInfo>> {
     return this.#core.fields;
   }
 
@@ -244,10 +259,16 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     const info = fieldInfo(core, field, 'filter');
     if (!Object.hasOwn(OPS, op))
       throw new ConfigurationError(`filter() takes lt, lte, gt, gte or eq, not ${String(op)}`);
-    const param = value === null || value === undefined ? null : toParam(core.dialect, info, field, value);
+    const param =
+      value === null || value === undefined
+        ? null
+        : toParam(core.dialect, info, field, value, core.storage.pending ? null : core.storage.codecs);
     const q = this.#derive();
     q.#filters = [...this.#filters, { field, op, param }];
-    if (param !== null) q.#params = [...this.#params, param];
+    if (param !== null) {
+      q.#params = [...this.#params, param];
+      if (param instanceof DatetimeParam) q.#datetimes = true;
+    }
     // The key names what changes the SQL: the field, the comparison, whether the value is NULL and whether the field is nullable.
     q.#filterKey = `${this.#filterKey}${field}\u0000${op}${param === null ? '0' : info.nullable === true ? 'n' : 'v'}\u0000`;
     return q;
@@ -266,14 +287,16 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
       throw new ConfigurationError(
         `seekAfter() takes ${terms.length} values (one per term of ${this.orderKey.join(', ')}).`,
       );
+    const codecs = core.storage.pending ? null : core.storage.codecs;
     const params = terms.map((t, i) => {
       const v = values[i];
-      return v === null || v === undefined ? null : toParam(core.dialect, core.fields[t.field]!, t.field, v);
+      return v === null || v === undefined ? null : toParam(core.dialect, core.fields[t.field]!, t.field, v, codecs);
     });
     const seek: Seek = { kind: 'seek', terms, params };
     const q = this.#derive();
     q.#filters = [...this.#filters, seek];
     q.#params = [...this.#params, ...seekParams(core.fields, seek)];
+    if (params.some((p) => p instanceof DatetimeParam)) q.#datetimes = true;
     // The shape: the terms, which values are NULL (they compile to IS NULL) and which fields are nullable.
     let shape = `seek${termsKey(terms)}`;
     for (let i = 0; i < terms.length; i++)
@@ -312,6 +335,7 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   async estimateCount(): Promise<number | null> {
     const core = this.#core;
     if (core.dialect !== 'postgres') return null;
+    if (core.storage.pending) await settleStorage(core);
     if (this.#filters.length === 0) {
       const regclass = core.table
         .split('.')
@@ -330,7 +354,7 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     const res = await core.db.executeQuery<{ 'QUERY PLAN': unknown }>({
       ...compiled,
       sql: `explain (format json) ${compiled.sql}`,
-      parameters: this.#params,
+      parameters: this.#datetimes ? bindParams(core, this.#params) : this.#params,
     });
     const plan = (res.rows[0]?.['QUERY PLAN'] as { Plan?: { 'Plan Rows'?: unknown } }[] | undefined)?.[0]?.Plan?.[
       'Plan Rows'
@@ -338,12 +362,47 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     return typeof plan === 'number' ? plan : null;
   }
 
+  /**
+   * The dialect, the SQL and the values as bound (datetimes in their
+   * column's storage; in ISO 8601 before a first query has told it).
+   */
   get cacheKey(): string {
-    if (this.#cacheKey === null) {
-      const compiled = this.#compiled('all', () => this.#select(true), this.#params);
-      this.#cacheKey = `${this.#core.dialect}:${compiled.sql} ${JSON.stringify(this.#params, jsonParam)}`;
-    }
-    return this.#cacheKey;
+    const core = this.#core;
+    if (this.#cacheKey !== null) return this.#cacheKey;
+    const compiled = this.#compiled('all', () => this.#select(true), this.#params);
+    const json = JSON.stringify(this.#params, (_key: string, value: unknown): unknown =>
+      typeof value === 'bigint'
+        ? `${value}n`
+        : value instanceof DatetimeParam
+          ? core.storage.pending
+            ? new Date(value.ms).toISOString()
+            : core.storage.codecs[value.field]!.bind(value.ms)
+          : value,
+    );
+    const key = `${core.dialect}:${compiled.sql} ${json}`;
+    // The select list and the datetimes' form may change once the datetime columns are checked: no memo before.
+    if (!core.storage.pending) this.#cacheKey = key;
+    return key;
+  }
+
+  /**
+   * The storage of each datetime field: as declared, or as detected from
+   * the column's first values; `null` for a field declaring none whose
+   * column holds no value yet (it is detected before a later query). Checks
+   * the columns now if no query has: call it at start-up to fail there, with
+   * a {@link SqlDatetimeError}, rather than on the first request.
+   * @example
+   * ```ts
+   * const items = new SqlQueryset<Item>({ db, table: 'item', fields: itemFields, dialect: 'sqlite' });
+   * console.log(await items.datetimeStorage()); // { created: 'sql-text' }
+   * ```
+   */
+  async datetimeStorage(): Promise<Readonly<Record<string, DatetimeStorage | null>>> {
+    const core = this.#core;
+    if (core.storage.pending) await settleStorage(core);
+    const out: Record<string, DatetimeStorage | null> = {};
+    for (const c of core.storage.columns) out[c.field] = c.storage;
+    return Object.freeze(out);
   }
 
   async slice(start: number, end: number): Promise<Row[]> {
@@ -405,14 +464,15 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   /** The base SELECT with filters and, if `ordered`, the ORDER BY (built on a cache miss only). */
   #select(ordered: boolean): AnyQuery {
     const core = this.#core;
+    const state = core.storage;
     let q = core.builder.selectFrom(core.table) as unknown as AnyQuery;
-    if (ordered) q = q.select(core.names as string[]);
+    if (ordered) q = q.select(state.selection as string[]);
     for (const f of this.#filters)
       q = q.where((eb: Eb) => (f.kind === 'seek' ? seekCondition(core.fields, f) : condition(eb, core.fields, f)));
     if (ordered) {
       for (const t of this.#terms) {
         const nulls = core.dialect === 'postgres' && core.fields[t.field]!.nullable === true;
-        q = q.orderBy(t.field, (ob) =>
+        q = q.orderBy(state.computed.has(t.field) ? `${core.table}.${t.field}` : t.field, (ob) =>
           t.desc ? (nulls ? ob.desc().nullsLast() : ob.desc()) : nulls ? ob.asc().nullsFirst() : ob.asc(),
         );
       }
@@ -442,29 +502,33 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     build: () => { compile(): CompiledQuery },
     params: readonly unknown[],
   ): Promise<Record<string, unknown>[]> {
-    const compiled = this.#compiled(kind, build, params);
     const core = this.#core;
+    const state = core.storage;
+    if (state.pending) await settleStorage(core);
+    const compiled = this.#compiled(kind, build, params);
+    const bound = this.#datetimes ? bindParams(core, params) : params;
     const direct = core.direct;
-    if (direct !== null && core.makeRow !== null && (kind.startsWith('slice') || kind === 'from' || kind === 'all')) {
+    const makeRow = state.makeRow;
+    if (direct !== null && makeRow !== null && (kind.startsWith('slice') || kind === 'from' || kind === 'all')) {
       // Row queries select exactly core.names in order: read arrays and build rows of one fixed shape
       // (better-sqlite3's object rows cost a property definition per column per row).
-      const raw = direct(compiled.sql, true).all(...params) as unknown[][];
+      const raw = direct(compiled.sql, true).all(...bound) as unknown[][];
       const out = new Array<Record<string, unknown>>(raw.length);
-      for (let i = 0; i < raw.length; i++) out[i] = core.makeRow(raw[i] as unknown[]);
+      for (let i = 0; i < raw.length; i++) out[i] = makeRow(raw[i] as unknown[]);
       return out;
     }
     const rows =
       direct !== null
-        ? (direct(compiled.sql, false).all(...params) as Record<string, unknown>[])
+        ? (direct(compiled.sql, false).all(...bound) as Record<string, unknown>[])
         : (
             await core.db.executeQuery<Record<string, unknown>>({
               sql: compiled.sql,
-              parameters: params,
+              parameters: bound,
               query: compiled.query,
               queryId: compiled.queryId,
             })
           ).rows;
-    if (core.convert.length > 0 && kind !== 'count' && !kind.startsWith('cap')) convertRows(core, rows);
+    if (state.convert.length > 0 && kind !== 'count' && !kind.startsWith('cap')) convertRows(rows, state.convert);
     return rows;
   }
 }
@@ -491,16 +555,10 @@ function makeCore(options: SqlQuerysetOptions): Core {
     throw new ConfigurationError(`SqlQueryset primary key ${pk} is not one of the fields`);
   const problem = fieldsProblem(fields);
   if (problem !== null) throw new ConfigurationError(`SqlQueryset fields: ${problem}`);
-  const convert: { field: string; type: FieldInfo['type'] }[] = [];
-  for (const [field, info] of Object.entries(fields)) {
-    const t = info.type;
-    if (dialect === 'sqlite' ? t === 'datetime' || t === 'boolean' : t === 'integer' || t === 'float')
-      convert.push({ field, type: t });
-  }
+  const columns = declaredColumns(fields, dialect);
   if (typeof (db as SqlExecutor | undefined)?.executeQuery !== 'function')
     throw new ConfigurationError('SqlQueryset needs a Kysely instance as db');
   let direct: Core['direct'] = null;
-  let makeRow: Core['makeRow'] = null;
   const handle = options.sqliteDatabase;
   if (handle !== undefined) {
     if (dialect !== 'sqlite' || typeof handle?.prepare !== 'function')
@@ -518,14 +576,12 @@ function makeCore(options: SqlQuerysetOptions): Core {
       }
       return stmt;
     };
-    makeRow = rowFactory(Object.keys(fields), convert);
   }
-  return {
+  const core: Core = {
     options,
     defaultTerms: Object.freeze([{ field: pk, desc: false }]),
     db,
     direct,
-    makeRow,
     builder: compiler(dialect),
     table,
     fields,
@@ -533,9 +589,11 @@ function makeCore(options: SqlQuerysetOptions): Core {
     pk,
     dialect,
     sqlByShape: new Map(),
-    convert,
+    storage: emptyStorageState(columns.length > 0),
     values: dialect === 'sqlite' ? SQLITE_VALUES : POSTGRES_VALUES,
   };
+  applyStorage(core, columns);
+  return core;
 }
 
 const compilers: Partial<Record<SqlDialectKind, AnyDb>> = {};
@@ -570,54 +628,4 @@ function termsKey(terms: readonly Term[]): string {
   let s = '';
   for (const t of terms) s += (t.desc ? '-' : '+') + t.field + ',';
   return s;
-}
-
-function jsonParam(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? `${value}n` : value;
-}
-
-/**
- * A function building one row object from a raw SQLite row (values in
- * `names` order), converting datetimes and booleans as `convertRows` does.
- * The object literal is generated once so that every row has one shape.
- */
-function rowFactory(
-  names: readonly string[],
-  convert: readonly { field: string; type: FieldInfo['type'] }[],
-): (raw: unknown[]) => Record<string, unknown> {
-  const kinds = names.map((n) => convert.find((c) => c.field === n)?.type ?? null);
-  const body = names
-    .map(
-      (n, i) =>
-        `${JSON.stringify(n)}: ${kinds[i] === 'datetime' ? `dt(r[${i}])` : kinds[i] === 'boolean' ? `bool(r[${i}])` : `r[${i}]`}`,
-    )
-    .join(', ');
-  const dt = (v: unknown): unknown => (typeof v === 'string' ? parseSqliteDatetime(v) : v);
-  const bool = (v: unknown): unknown => (typeof v === 'number' || typeof v === 'bigint' ? v !== 0 && v !== 0n : v);
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a fixed template over the field names (JSON-quoted)
-  const make = new Function('dt', 'bool', `return (r) => ({ ${body} });`) as (
-    d: typeof dt,
-    b: typeof bool,
-  ) => (raw: unknown[]) => Record<string, unknown>;
-  return make(dt, bool);
-}
-
-function convertRows(core: Core, rows: Record<string, unknown>[]): void {
-  const convert = core.convert;
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    for (let j = 0; j < convert.length; j++) {
-      const { field, type } = convert[j]!;
-      const v = row[field];
-      if (type === 'datetime') {
-        if (typeof v === 'string') row[field] = parseSqliteDatetime(v);
-      } else if (type === 'boolean') {
-        if (typeof v === 'number' || typeof v === 'bigint') row[field] = v !== 0 && v !== 0n;
-      } else if (typeof v === 'string') {
-        // PostgreSQL bigint and numeric arrive as text; integers beyond 2^53 stay exact as bigints.
-        const n = Number(v);
-        row[field] = type === 'integer' && !Number.isSafeInteger(n) && /^-?\d+$/.test(v) ? BigInt(v) : n;
-      }
-    }
-  }
 }

@@ -67,6 +67,68 @@ if (probe.url === null && probe.skip === undefined) {
   });
 }
 
+// The suite again over each other datetime storage, declared or detected, on both row paths.
+for (const { storage, declare, direct } of [
+  { storage: 'iso-text', declare: false, direct: false },
+  { storage: 'iso-text', declare: true, direct: true },
+  { storage: 'epoch-ms', declare: false, direct: true },
+  { storage: 'epoch-ms', declare: true, direct: false },
+  { storage: 'sql-text', declare: true, direct: true },
+] as const) {
+  let db: Kysely<never> | null = null;
+  conformanceSuite({
+    name: `SqlQueryset (SQLite, ${storage} ${declare ? 'declared' : 'detected'}${direct ? ', direct statements' : ''})`,
+    estimates: false,
+    async open(rows, fields) {
+      const handle = new Database(':memory:');
+      db = createSqliteKysely<never>(handle);
+      const qs = await sqlSource<ConformanceRow>(
+        db,
+        'sqlite',
+        'conformance',
+        fields,
+        rows,
+        'id',
+        direct ? handle : undefined,
+        {
+          storage,
+          declare,
+        },
+      );
+      assert.deepEqual(await qs.datetimeStorage(), { created: storage });
+      return qs;
+    },
+    close: async () => db?.destroy(),
+  });
+}
+
+const postgresSkip = probe.url === null ? (probe.skip ?? 'PostgreSQL not reachable (see the failing test)') : undefined;
+for (const { storage, declare } of [
+  { storage: 'timestamp', declare: false },
+  { storage: 'sql-text', declare: true },
+  { storage: 'iso-text', declare: false },
+  { storage: 'epoch-ms', declare: false },
+] as const) {
+  let scope: Awaited<ReturnType<typeof postgresSchema>> | null = null;
+  conformanceSuite({
+    name: `SqlQueryset (PostgreSQL, ${storage} ${declare ? 'declared' : 'detected'})`,
+    estimates: true,
+    holdsNul: false,
+    holdsNaN: true,
+    skip: postgresSkip,
+    async open(rows, fields) {
+      scope = await postgresSchema(probe.url!, 'eventide_conformance');
+      const qs = await sqlSource<ConformanceRow>(scope.db, 'postgres', 'conformance', fields, rows, 'id', undefined, {
+        storage,
+        declare,
+      });
+      assert.deepEqual(await qs.datetimeStorage(), { created: storage });
+      return qs;
+    },
+    close: async () => scope?.drop(),
+  });
+}
+
 {
   let scope: Awaited<ReturnType<typeof postgresSchema>> | null = null;
   conformanceSuite({
@@ -251,6 +313,11 @@ async function recordKeysetQueries(
   });
   try {
     const items = new SqlQueryset<Item>({ db, table: 'item', fields: itemFields, dialect: kind });
+    // The storage of `created` is detected from its first values once, before the first query.
+    assert.deepEqual(await items.datetimeStorage(), { created: kind === 'sqlite' ? 'sql-text' : 'timestamptz' });
+    assert.equal(seen.length, 1);
+    assert.match(seen[0]!.sql, /"created" is not null limit 16$/);
+    seen.length = 0;
     const out: [string, CompiledQuery][] = [];
     for (const [name, run] of keysetQueries(items)) {
       const before = seen.length;
@@ -367,14 +434,25 @@ describe('SqlQueryset on SQLite', () => {
   });
   after(() => db.destroy());
 
-  test('cacheKey is the dialect, the compiled SQL and its parameters', () => {
+  test('cacheKey is the dialect, the compiled SQL and its parameters (datetimes as bound; ISO 8601 before the storage is known)', async () => {
+    const sqlText =
+      'sqlite:select "id", "price", "name", "score", "created", "active", "note" from "specifics" where "created" < ? and "price" > ? order by "created" desc';
+    const early = qs
+      .orderBy('-created')
+      .filter('created', 'lt', new Date(Date.UTC(2020, 0, 1, 0, 0, 5)))
+      .filter('price', 'gt', 3);
+    assert.equal(early.cacheKey, `${sqlText} ["2020-01-01T00:00:05.000Z",3]`);
+    assert.deepEqual(await qs.datetimeStorage(), { created: 'sql-text' });
+    // Once the storage is known, in its form: the queryset made before (its datetime bound when it runs) and one made now.
+    assert.equal(early.cacheKey, `${sqlText} ["2020-01-01 00:00:05",3]`);
     const key = qs
       .orderBy('-created')
       .filter('created', 'lt', new Date(Date.UTC(2020, 0, 1, 0, 0, 5)))
       .filter('price', 'gt', 3).cacheKey;
-    assert.equal(
-      key,
-      'sqlite:select "id", "price", "name", "score", "created", "active", "note" from "specifics" where "created" < ? and "price" > ? order by "created" desc ["2020-01-01 00:00:05",3]',
+    assert.equal(key, `${sqlText} ["2020-01-01 00:00:05",3]`);
+    assert.deepEqual(
+      (await early.all()).map((r) => r.id),
+      [4, 3, 1],
     );
     assert.equal(
       qs.orderBy('-price').filter('price', 'lt', 3).cacheKey,

@@ -11,8 +11,9 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { ConfigurationError } from '../../../src/rest/errors.js';
 import { INVALID_POSITION, isQueryset, type FieldInfo, type Queryset } from '../../../src/rest/data/source.js';
-import { SqlQueryset, type SqlDialectKind } from '../../../src/sql/queryset.js';
+import { SqlQueryset, type DatetimeStorage, type SqlDialectKind } from '../../../src/sql/queryset.js';
 import { formatSqliteDatetime } from '../../../src/sql/sqlite.js';
+import { pythonDatetimeStr } from '../../../src/rest/data/values.js';
 
 /** A row of the conformance data set. */
 export interface ConformanceRow {
@@ -505,9 +506,56 @@ export function conformanceSuite(target: ConformanceTarget): void {
 // ---------------------------------------------------------------------------
 // SQL helpers shared by the SQL tests
 
+/** How a test table stores its datetime columns, and whether the queryset is told (else it detects it). */
+export interface DatetimeColumns {
+  readonly storage: DatetimeStorage;
+  readonly declare?: boolean;
+}
+
+/** The default storage of a dialect (what the tables of the tests before datetime storages held). */
+const DEFAULT_DATETIMES = {
+  sqlite: { storage: 'sql-text' },
+  postgres: { storage: 'timestamptz' },
+} as const satisfies Record<SqlDialectKind, DatetimeColumns>;
+
+/** The column type of a datetime stored as `storage`. */
+function datetimeColumn(dialect: SqlDialectKind, storage: DatetimeStorage): string {
+  if (dialect === 'sqlite') return storage === 'epoch-ms' ? 'INTEGER' : storage === 'iso-text' ? 'TEXT' : 'DATETIME';
+  return storage === 'epoch-ms'
+    ? 'bigint'
+    : storage === 'timestamptz'
+      ? 'timestamptz'
+      : storage === 'timestamp'
+        ? 'timestamp'
+        : 'text collate "C"';
+}
+
+/** A Date as a column of `storage` holds it (what an application writing that format inserts). */
+export function storedDatetime(storage: DatetimeStorage, d: Date): unknown {
+  switch (storage) {
+    case 'sql-text':
+    case 'timestamp': // as text: pg would send a Date in the process's time zone
+      return formatSqliteDatetime(d);
+    case 'iso-text':
+      return d.toISOString();
+    case 'epoch-ms':
+      return d.getTime();
+    default:
+      // timestamptz as text with its offset: pg writes a Date in the process's time zone, whose offset it
+      // rounds to minutes (years before 1900 in a zone with local mean time lose seconds).
+      return pythonDatetimeStr(d);
+  }
+}
+
 /** The column type of a field in a test table. */
-function columnType(dialect: SqlDialectKind, info: FieldInfo, primary: boolean): string {
+function columnType(
+  dialect: SqlDialectKind,
+  info: FieldInfo,
+  primary: boolean,
+  datetimes: DatetimeColumns = DEFAULT_DATETIMES[dialect],
+): string {
   const pk = primary ? ' primary key' : '';
+  if (info.type === 'datetime') return datetimeColumn(dialect, datetimes.storage) + pk;
   if (dialect === 'sqlite')
     return (
       { integer: 'INTEGER', float: 'REAL', text: 'TEXT', datetime: 'DATETIME', boolean: 'BOOLEAN' }[info.type] + pk
@@ -519,7 +567,12 @@ function columnType(dialect: SqlDialectKind, info: FieldInfo, primary: boolean):
   return { integer, float, text: 'text collate "C"', datetime: 'timestamptz', boolean: 'boolean' }[info.type] + pk;
 }
 
-/** Creates `table` with columns for `fields`, inserts `rows` (Dates and booleans in the dialect's storage form), and returns a SqlQueryset over it. */
+/**
+ * Creates `table` with columns for `fields`, inserts `rows` (booleans in
+ * the dialect's form, Dates as `datetimes.storage`: by default SQLite's
+ * datetime text and PostgreSQL's timestamptz), and returns a SqlQueryset
+ * over it (told the storage with `datetimes.declare`, else detecting it).
+ */
 export async function sqlSource<Row extends object>(
   db: Kysely<never>,
   dialect: SqlDialectKind,
@@ -528,12 +581,13 @@ export async function sqlSource<Row extends object>(
   rows: readonly Row[],
   primaryKey = 'id',
   sqliteDatabase?: import('better-sqlite3').Database,
+  datetimes: DatetimeColumns = DEFAULT_DATETIMES[dialect],
 ): Promise<SqlQueryset<Row>> {
   const names = Object.keys(fields);
   const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
   const cols = names.map(
     (n) =>
-      `${quote(n)} ${columnType(dialect, fields[n]!, n === primaryKey)}${fields[n]!.unique === true && n !== primaryKey ? ' unique' : ''}`,
+      `${quote(n)} ${columnType(dialect, fields[n]!, n === primaryKey, datetimes)}${fields[n]!.unique === true && n !== primaryKey ? ' unique' : ''}`,
   );
   await sql`create table ${sql.raw(quote(table))} (${sql.raw(cols.join(', '))})`.execute(db);
   for (let i = 0; i < rows.length; i += 200) {
@@ -542,8 +596,8 @@ export async function sqlSource<Row extends object>(
       for (const n of names) {
         const v = (row as Record<string, unknown>)[n];
         out[n] =
-          dialect === 'sqlite' && v instanceof Date
-            ? formatSqliteDatetime(v)
+          v instanceof Date
+            ? storedDatetime(datetimes.storage, v)
             : dialect === 'sqlite' && typeof v === 'boolean'
               ? v
                 ? 1
@@ -558,10 +612,19 @@ export async function sqlSource<Row extends object>(
         .values(values)
         .execute();
   }
+  const declared =
+    datetimes.declare === true
+      ? Object.fromEntries(
+          names.map((n) => [
+            n,
+            fields[n]!.type === 'datetime' ? { ...fields[n]!, storage: datetimes.storage } : fields[n]!,
+          ]),
+        )
+      : fields;
   return new SqlQueryset<Row>({
     db,
     table,
-    fields,
+    fields: declared,
     primaryKey,
     dialect,
     ...(sqliteDatabase ? { sqliteDatabase } : {}),

@@ -431,6 +431,11 @@ export async function openPostgresReplicas<DB = Record<string, Record<string, un
     });
     // An idle connection that the server drops (a restart, a failover) is an 'error' event of the pool.
     pool.on('error', () => {});
+    // One lost while a client is checked out (a query running on a server that stops) is an 'error'
+    // event of that client, which the pool does not listen to then: without this listener it would be
+    // an uncaught exception. The query fails with that error (a read then goes to another server);
+    // the pool drops the client when it is released.
+    pool.on('connect', (client) => client.on('error', () => {}));
     return new Kysely<DB>({ dialect: new PostgresDialect({ pool: pool as never }) });
   };
   const primary = open(options.primary);
@@ -487,4 +492,8 @@ function messageOf(err: unknown): string {
 /** The part of pg's Pool used here. */
 interface PgPoolLike {
   on(event: 'error', listener: (err: Error) => void): unknown;
+  on(
+    event: 'connect',
+    listener: (client: { on(event: 'error', listener: (err: Error) => void): unknown }) => void,
+  ): unknown;
 }

@@ -6,7 +6,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { CompiledQuery, type QueryResult } from 'kysely';
 import pg from 'pg';
 import {
@@ -218,6 +218,87 @@ describe('openPostgresReplicas at start-up', { skip: probe.url === null ? (skip 
     assert.ok(Date.now() - t0 < 3000);
   });
 });
+
+// ---------------------------------------------------------------------------
+// A connection lost while a read runs on it
+
+/**
+ * A TCP proxy to `port` that forwards both ways until `cut` is set: then the next bytes a
+ * client sends (a query, on a connection the pool already opened) close that connection
+ * instead of reaching the server, so the server is gone while the query runs.
+ */
+async function cuttingProxy(port: number): Promise<{ port: number; cut: boolean; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const state = {
+    port: 0,
+    cut: false,
+    close: async (): Promise<void> => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+  const server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => {
+        sockets.delete(s);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (chunk: Buffer) => {
+      if (state.cut) client.destroy();
+      else upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.port = (server.address() as { port: number }).port;
+  return state;
+}
+
+describe(
+  'a replica connection lost in the middle of a read',
+  { skip: probe.url === null ? (skip ?? true) : undefined },
+  () => {
+    test('the read is answered by the primary, the replica is out of the rotation, and nothing is thrown outside the read', async () => {
+      const url = new URL(probe.url!);
+      const proxy = await cuttingProxy(Number(url.port || 5432));
+      const replicaUrl = new URL(probe.url!);
+      replicaUrl.port = String(proxy.port);
+      const warnings: string[] = [];
+      const dbs = await openPostgresReplicas({
+        primary: probe.url!,
+        replicas: [replicaUrl.href],
+        connectTimeout: 10_000,
+        logger: { warn: (_o, m) => warnings.push(m) },
+      });
+      try {
+        assert.equal(dbs.reads.status()[0]!.healthy, true, 'the replica answered at start-up');
+        // The start-up check left an idle connection in the replica's pool: the read takes it, and
+        // its query closes it. pg's client then emits 'error', which an uncaught exception would
+        // report (failing this test) if the pool's checked-out clients had no listener.
+        proxy.cut = true;
+        const r = await dbs.reads.executeQuery(CompiledQuery.raw('select 1 as one'));
+        assert.equal((r.rows[0] as { one: number }).one, 1);
+        assert.equal(dbs.reads.primaryReads, 1);
+        const [status] = dbs.reads.status();
+        assert.equal(status!.healthy, false);
+        assert.match(status!.lastError ?? '', /Connection terminated/);
+        assert.equal(warnings.length, 1, warnings.join('\n'));
+        // A turn for the client's 'error' event and the pool's clean-up, and the process is still here.
+        await new Promise((resolve) => setImmediate(resolve));
+        const again = await dbs.reads.executeQuery(CompiledQuery.raw('select 2 as two'));
+        assert.equal((again.rows[0] as { two: number }).two, 2);
+      } finally {
+        await dbs.close();
+        await proxy.close();
+      }
+    });
+  },
+);
 
 // ---------------------------------------------------------------------------
 // A real streaming replica

@@ -38,8 +38,11 @@ export function freePort(): Promise<number> {
 
 const asRoot = process.getuid?.() === 0;
 
-/** Runs a PostgreSQL tool as the postgres user (servers refuse to run as root), within `timeout` ms. */
-function run(bin: string, tool: string, args: string[], timeout = 30_000): Promise<string> {
+/**
+ * Runs a PostgreSQL tool as the postgres user (servers refuse to run as root), within `timeout`
+ * ms (generous: a base backup or a start takes seconds on a loaded machine, and ends the wait when done).
+ */
+function run(bin: string, tool: string, args: string[], timeout = 60_000): Promise<string> {
   const [cmd, argv] = asRoot
     ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]]
     : [join(bin, tool), args];
@@ -52,7 +55,7 @@ function run(bin: string, tool: string, args: string[], timeout = 30_000): Promi
 }
 
 async function settings(url: string): Promise<Record<string, string>> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await c.connect();
   try {
     const names = [
@@ -116,7 +119,7 @@ export async function startStandby(bin: string, sharedUrl: string): Promise<Stan
   const primaryDir = join(dir, 'primary');
   const started: string[] = [];
   const stop = (d: string): Promise<unknown> =>
-    run(bin, 'pg_ctl', ['-D', d, '-m', 'immediate', '-w', '-t', '10', 'stop'], 15_000).catch(() => {});
+    run(bin, 'pg_ctl', ['-D', d, '-m', 'immediate', '-w', '-t', '30', 'stop'], 45_000).catch(() => {});
   const cleanup = async (): Promise<void> => {
     for (const d of started.reverse()) await stop(d);
     rmSync(dir, { recursive: true, force: true });
@@ -137,7 +140,7 @@ export async function startStandby(bin: string, sharedUrl: string): Promise<Stan
       await run(bin, 'initdb', ['-D', primaryDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
       conf(primaryDir, port, { max_wal_senders: '5' });
       started.push(primaryDir);
-      await run(bin, 'pg_ctl', ['-D', primaryDir, '-l', join(dir, 'primary.log'), '-w', '-t', '20', 'start']);
+      await run(bin, 'pg_ctl', ['-D', primaryDir, '-l', join(dir, 'primary.log'), '-w', '-t', '45', 'start']);
       primaryUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
       ownPrimary = true;
       await run(bin, 'pg_basebackup', [
@@ -150,7 +153,7 @@ export async function startStandby(bin: string, sharedUrl: string): Promise<Stan
     conf(replicaDir, port, fromPrimary);
     const startReplica = async (): Promise<void> => {
       if (!started.includes(replicaDir)) started.push(replicaDir);
-      await run(bin, 'pg_ctl', ['-D', replicaDir, '-l', join(dir, 'replica.log'), '-w', '-t', '20', 'start']);
+      await run(bin, 'pg_ctl', ['-D', replicaDir, '-l', join(dir, 'replica.log'), '-w', '-t', '45', 'start']);
     };
     await startReplica();
     const replicaUrl = `${new URL(primaryUrl).protocol}//${new URL(primaryUrl).username || 'postgres'}@127.0.0.1:${port}${new URL(primaryUrl).pathname}`;
@@ -159,7 +162,7 @@ export async function startStandby(bin: string, sharedUrl: string): Promise<Stan
       replicaUrl,
       ownPrimary,
       stopReplica: async () => {
-        await run(bin, 'pg_ctl', ['-D', replicaDir, '-m', 'immediate', '-w', '-t', '10', 'stop'], 15_000);
+        await run(bin, 'pg_ctl', ['-D', replicaDir, '-m', 'immediate', '-w', '-t', '30', 'stop'], 45_000);
       },
       startReplica,
       cleanup,

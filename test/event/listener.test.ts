@@ -84,6 +84,24 @@ async function hasIPv6Loopback(): Promise<boolean> {
 }
 
 /** A server that is listening on 127.0.0.1, ready to use. */
+/** A listener on `target` that takes one connection (destroys it) and frees itself; how many it took. */
+function acceptOnce(base: EventBase, target: string): { listener: EventListener<null>; accepted: () => number } {
+  let n = 0;
+  const listener = new EventListener(
+    base,
+    (l, socket) => {
+      n++;
+      socket.destroy();
+      l.free();
+    },
+    null,
+    0,
+    -1,
+    target,
+  );
+  return { listener, accepted: () => n };
+}
+
 async function listeningServer(opts: { pauseOnConnect?: boolean } = {}): Promise<Server> {
   const s = createServer(opts);
   s.listen(0, '127.0.0.1');
@@ -580,19 +598,7 @@ test('localhost names are the loopback at once, without a lookup: localhost:0 li
 test('other host names are looked up without blocking the loop: the listener listens once "127.1" resolves', async () => {
   // getaddrinfo() reads "127.1" as 127.0.0.1 (inet_aton), without asking a resolver.
   const base = new EventBase();
-  let accepted = 0;
-  const listener = new EventListener(
-    base,
-    (l, socket) => {
-      accepted++;
-      socket.destroy();
-      l.free();
-    },
-    null,
-    0,
-    -1,
-    '127.1:0',
-  );
+  const { listener, accepted } = acceptOnce(base, '127.1:0');
   try {
     // The constructor returned before the lookup: nothing listens yet.
     assert.equal(listener.getSocketName(), false);
@@ -603,7 +609,7 @@ test('other host names are looked up without blocking the loop: the listener lis
     const client = await dial(name.port as number);
     try {
       await base.dispatch();
-      assert.equal(accepted, 1);
+      assert.equal(accepted(), 1);
     } finally {
       client.destroy();
     }
@@ -1028,19 +1034,7 @@ test('descriptor target: a bound socket fd listens; free() without OPT_CLOSE_ON_
 
 test('a listener and its queued connections are released by free() inside the loop', async () => {
   const base = new EventBase();
-  let calls = 0;
-  const listener = new EventListener(
-    base,
-    (l, socket) => {
-      calls++;
-      socket.destroy();
-      l.free(); // the second queued connection is closed, not delivered
-    },
-    null,
-    0,
-    -1,
-    '127.0.0.1:0',
-  );
+  const { listener, accepted } = acceptOnce(base, '127.0.0.1:0'); // a second queued connection is closed, not delivered
   const port = portOf(listener);
   const a = await dial(port);
   const b = await dial(port);
@@ -1049,7 +1043,7 @@ test('a listener and its queued connections are released by free() inside the lo
     const closedB = once(b, 'close');
     const closedA = once(a, 'close');
     await base.dispatch();
-    assert.equal(calls, 1);
+    assert.equal(accepted(), 1);
     await Promise.all([closedA, closedB]);
   } finally {
     a.destroy();

@@ -7,31 +7,24 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { connect } from 'node:net';
 import { ArrayQueryset } from '../../src/rest/data/array.js';
 import { demoItem, itemFields, type Item } from '../../src/cli/demo-data.js';
 import { buildDemoApi } from '../../src/cli/demo.js';
 import { RestApi } from '../../src/rest/api.js';
 import { createSettings } from '../../src/rest/settings.js';
+import { rawConnection } from '../support/net.js';
 import { TRANSPORTS, serveApi, call, type Served } from '../support/rest.js';
 
 const rows: Item[] = Array.from({ length: 50 }, (_, i) => demoItem(i + 1));
 
 /** Sends raw bytes, half-closes nothing, and collects what comes back until the server closes or `ms` pass. */
 async function raw(port: number, bytes: string, ms = 10_000): Promise<{ text: string; closed: boolean }> {
-  const sock = connect(port, '127.0.0.1');
-  sock.on('error', () => {});
-  await once(sock, 'connect');
-  let text = '';
-  let closed = false;
-  sock.setEncoding('latin1');
-  sock.on('data', (d: string) => (text += d));
-  sock.on('close', () => (closed = true));
-  sock.write(bytes);
+  const c = await rawConnection(port);
+  c.sock.write(bytes);
   const end = Date.now() + ms;
-  while (!closed && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-  sock.destroy();
-  return { text, closed };
+  while (!c.closed() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  c.sock.destroy();
+  return { text: c.text(), closed: c.closed() };
 }
 
 /** The status of the final response (interim 1xx responses, such as node:http's 100 Continue, skipped). */
@@ -82,27 +75,23 @@ for (const transport of TRANSPORTS) {
     });
 
     test('a chunked body over MAX_BODY_SIZE is cut off with 413', async () => {
-      const sock = connect(served.port, '127.0.0.1');
-      sock.on('error', () => {});
-      await once(sock, 'connect');
-      let text = '';
-      sock.setEncoding('latin1');
-      sock.on('data', (d: string) => (text += d));
+      const c = await rawConnection(served.port);
+      const { sock } = c;
       sock.write(
         'POST /page/items/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
       );
       const chunk = `10000\r\n${'a'.repeat(0x10000)}\r\n`;
       let sent = 0;
       // Bounded: 8 MiB at most (the limit is 2.5 MiB).
-      while (text === '' && sent < 128 && !sock.destroyed) {
+      while (c.text() === '' && sent < 128 && !sock.destroyed) {
         if (!sock.write(chunk))
           await Promise.race([once(sock, 'drain').catch(() => {}), new Promise((r) => setTimeout(r, 20))]);
         sent++;
       }
       const end = Date.now() + 10_000;
-      while (text === '' && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      while (c.text() === '' && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
       sock.destroy();
-      assert.equal(statusOf(text), 413, text.slice(0, 120));
+      assert.equal(statusOf(c.text()), 413, c.text().slice(0, 120));
     });
 
     test('finding 7: the authority of an absolute-form target wins over Host in every link', async () => {

@@ -17,6 +17,15 @@ export function startServe(args: string[], via: 'bin' | 'source' = 'bin'): Examp
   return runNode([...cli, 'serve', ...(args.includes('--port') ? [] : ['--port', '0']), ...args]);
 }
 
+/**
+ * `eventide serve ARGS` from the sources (the child is the serving process),
+ * with `env` over this process's environment; no `--port` is added (the
+ * environment may name it).
+ */
+export function serveWithEnv(args: string[], env: Record<string, string> = {}): ExampleRun {
+  return runNode(['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], { env: { ...process.env, ...env } });
+}
+
 /** Waits for the announcement; its origin (`http://127.0.0.1:PORT`) and port. */
 export async function announced(run: ExampleRun, ms = 60_000): Promise<{ origin: string; port: number }> {
   await run.waitStdout('listening on http://', ms);

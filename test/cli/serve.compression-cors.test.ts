@@ -14,18 +14,13 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { killAll, runNode, type ExampleRun } from '../support/spawn.js';
+import { killAll, type ExampleRun } from '../support/spawn.js';
 import { parseServeArgs, SERVE_DEFAULTS, SERVE_USAGE, UsageError } from '../../src/cli/serve.js';
-import { announced } from './serve-support.js';
+import { announced, serveWithEnv } from './serve-support.js';
 
 after(killAll);
 const dir = mkdtempSync(join(tmpdir(), 'eventide-serve-cc-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-/** `eventide serve` from the sources, with extra environment variables. */
-function serve(args: string[], env: Record<string, string> = {}): ExampleRun {
-  return runNode(['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], { env: { ...process.env, ...env } });
-}
 
 interface Answer {
   status: number;
@@ -125,18 +120,18 @@ test('options: --compression, --compression-threshold, --cors-origins and their 
 });
 
 test('a bad --compression or EVENTIDE_CORS_ORIGINS exits with status 2, naming the option or the variable', async () => {
-  const bad = serve(['--port', '0', '--compression', 'zstd']);
+  const bad = serveWithEnv(['--port', '0', '--compression', 'zstd']);
   assert.equal((await bad.waitExit(20_000)).code, 2);
   assert.match(bad.stderr(), /^eventide serve: --compression must be off, on, or codings/);
   assert.match(bad.stderr(), /Usage: eventide serve/);
-  const badEnv = serve(['--port', '0'], { EVENTIDE_CORS_ORIGINS: 'https://app.example/' });
+  const badEnv = serveWithEnv(['--port', '0'], { EVENTIDE_CORS_ORIGINS: 'https://app.example/' });
   assert.equal((await badEnv.waitExit(20_000)).code, 2);
   assert.match(badEnv.stderr(), /^eventide serve: EVENTIDE_CORS_ORIGINS: "https:\/\/app\.example\/" is not an origin/);
   assert.equal(badEnv.stdout(), '');
 });
 
 test('--workers 1 --compression on --cors-origins: brotli for Accept-Encoding: br, CORS headers for the allowed origin only', async () => {
-  const run = serve([
+  const run = serveWithEnv([
     '--workers',
     '1',
     '--database',
@@ -198,7 +193,7 @@ test('--workers 1 --compression on --cors-origins: brotli for Accept-Encoding: b
 });
 
 test('from the environment: EVENTIDE_COMPRESSION=gzip with a threshold, EVENTIDE_CORS_ORIGINS=*', async () => {
-  const run = serve(['--database', join(dir, 'env.sqlite3'), '--rows', '50'], {
+  const run = serveWithEnv(['--database', join(dir, 'env.sqlite3'), '--rows', '50'], {
     EVENTIDE_COMPRESSION: 'gzip',
     EVENTIDE_COMPRESSION_THRESHOLD: '2000',
     EVENTIDE_CORS_ORIGINS: '*',

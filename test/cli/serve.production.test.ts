@@ -11,27 +11,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve as resolvePath, sep } from 'node:path';
-import { freePort, killAll, ROOT, runNode, type ExampleRun } from '../support/spawn.js';
+import { freePort, killAll, ROOT, type ExampleRun } from '../support/spawn.js';
 import { parseServeArgs, SERVE_ENV, SERVE_USAGE, UsageError } from '../../src/cli/serve.js';
 import { prettyLine } from '../../src/cli/logging.js';
 import { databaseProblem } from '../../src/cli/observability.js';
 import { openDemoDatabase } from '../../src/cli/demo-data.js';
-import { announced, sleep, waitUntil } from './serve-support.js';
+import { announced, serveWithEnv, sleep, waitUntil, type Answer } from './serve-support.js';
 
 after(killAll);
 const dir = mkdtempSync(join(tmpdir(), 'eventide-prod-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-/** `eventide serve` from the sources, with extra environment variables. */
-function serve(args: string[], env: Record<string, string> = {}): ExampleRun {
-  return runNode(['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], { env: { ...process.env, ...env } });
-}
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
 /** GET on a new connection with the given headers. */
 function get(port: number, path: string, headers: Record<string, string> = {}): Promise<Answer> {
@@ -149,7 +138,7 @@ test('options from the environment: one variable per option, the command line wi
     );
   }
   // A bad variable is a usage error even when the command line sets the option (it is read all the same).
-  const run = serve(['--port', '0'], { EVENTIDE_ROWS: 'many' });
+  const run = serveWithEnv(['--port', '0'], { EVENTIDE_ROWS: 'many' });
   const ex = await run.waitExit();
   assert.equal(ex.code, 2);
   assert.match(run.stderr(), /^eventide serve: EVENTIDE_ROWS needs an integer, got "many"\n/);
@@ -172,7 +161,7 @@ test('one process: JSON logs with request ids, a view error logged once, /health
   const file = join(dir, 'single.sqlite3');
   // --shutdown-delay: the window in which the requests after the SIGTERM below see 503 from /readyz
   // (5 s, for a loaded machine; the test waits for the exit, so it costs nothing else).
-  const run = serve(['--port', '0', '--database', file, '--rows', '120', '--shutdown-delay', '5']);
+  const run = serveWithEnv(['--port', '0', '--database', file, '--rows', '120', '--shutdown-delay', '5']);
   const { port } = await announced(run);
   const announcement = entries(run).find((e) => String(e['msg']).includes('listening on'));
   assert.ok(announcement);
@@ -307,7 +296,7 @@ test('one process: JSON logs with request ids, a view error logged once, /health
 
 test('pretty lines and the environment: DATABASE_URL, EVENTIDE_PORT, EVENTIDE_LOG_FORMAT; --log-level on the command line wins', async () => {
   const port = await freePort();
-  const run = serve(['--log-level', 'info'], {
+  const run = serveWithEnv(['--log-level', 'info'], {
     DATABASE_URL: join(dir, 'pretty.sqlite3'),
     EVENTIDE_ROWS: '30',
     EVENTIDE_PORT: String(port),
@@ -350,9 +339,9 @@ test('pretty lines and the environment: DATABASE_URL, EVENTIDE_PORT, EVENTIDE_LO
 test('--log-level warn (from EVENTIDE_LOG_LEVEL): no info entries; --quiet: no access entries', async () => {
   const file = join(dir, 'levels.sqlite3');
   const [p1, p2] = [await freePort(), await freePort()];
-  const warn = serve(['--port', String(p1), '--database', file, '--rows', '30'], { EVENTIDE_LOG_LEVEL: 'warn' });
+  const warn = serveWithEnv(['--port', String(p1), '--database', file, '--rows', '30'], { EVENTIDE_LOG_LEVEL: 'warn' });
   await up(p1);
-  const quiet = serve(['--port', String(p2), '--database', file, '--rows', '30'], { EVENTIDE_QUIET: '1' });
+  const quiet = serveWithEnv(['--port', String(p2), '--database', file, '--rows', '30'], { EVENTIDE_QUIET: '1' });
   await announced(quiet);
   for (const p of [p1, p2]) assert.equal((await get(p, '/page/items/')).status, 200);
   await sleep(200);
@@ -365,7 +354,7 @@ test('--log-level warn (from EVENTIDE_LOG_LEVEL): no info entries; --quiet: no a
 
 test('--workers 2: access entries name their worker; /metrics, asked of any worker, counts the requests of both', async () => {
   const file = join(dir, 'workers.sqlite3');
-  const run = serve(['--port', '0', '--database', file, '--rows', '50', '--workers', '2']);
+  const run = serveWithEnv(['--port', '0', '--database', file, '--rows', '50', '--workers', '2']);
   const { port } = await announced(run);
   assert.equal((await get(port, '/readyz')).status, 200);
   let sent = 0;

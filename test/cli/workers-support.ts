@@ -2,13 +2,15 @@
  * Helpers for the `eventide serve --workers` tests (test/cli/workers*.test.ts,
  * one file per concern so that each stays far inside the runner's 120 s per
  * file on a loaded machine): a fresh SQLite file per server, the deadlines
- * of a process tree that starts node with tsx three or four times, and a
- * background load whose progress a test waits on (a number of answers, not
- * a sleep).
+ * of a process tree that starts node with tsx three or four times, starting
+ * the demo with N workers, and a background load whose progress a test
+ * waits on (a number of answers, not a sleep).
  */
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { tempDir } from '../support/spawn.js';
-import { get, type LoadResult } from './serve-support.js';
+import type { TestContext } from 'node:test';
+import { tempDir, type ExampleRun } from '../support/spawn.js';
+import { announced, get, startServe, waitStarts, type LoadResult, type WorkerStart } from './serve-support.js';
 
 /**
  * How long a step of a process tree may take: a start (launcher, primary
@@ -28,6 +30,50 @@ export function databases(prefix: string): { file(): string; remove(): void } {
     file: () => join(tmp.path, `demo-${++files}.sqlite3`),
     remove: () => tmp.remove(),
   };
+}
+
+/** A started `eventide serve --workers N`: the process, where it listens, and its workers' starts. */
+export interface WorkersRun {
+  run: ExampleRun;
+  port: number;
+  origin: string;
+  starts: WorkerStart[];
+}
+
+/**
+ * Starts `eventide serve --database <a new file> --rows 200 --workers N`
+ * (then `extra`) through bin/eventide.js and waits for its announcement and
+ * its N workers' starts (each within {@link STEP_MS}).
+ */
+export async function startWorkers(db: { file(): string }, workers: number, extra: string[] = []): Promise<WorkersRun> {
+  const run = startServe(['--database', db.file(), '--rows', '200', '--workers', String(workers), ...extra]);
+  const { port, origin } = await announced(run, STEP_MS);
+  const starts = await waitStarts(run, workers, STEP_MS);
+  return { run, port, origin, starts };
+}
+
+/**
+ * Runs `steps` while a {@link BackgroundLoad} on `path` runs (stopped after
+ * them, also when they fail), then asserts that none of its requests failed;
+ * `t.diagnostic` tells how many ran `during` what.
+ */
+export async function assertEveryRequestOk(
+  t: TestContext,
+  port: number,
+  path: string,
+  during: string,
+  steps: (load: BackgroundLoad) => Promise<void>,
+): Promise<void> {
+  const load = new BackgroundLoad(port, path);
+  try {
+    await steps(load);
+  } finally {
+    await load.stop();
+  }
+  const results = load.results;
+  const failed = results.filter((r) => !r.ok);
+  t.diagnostic(`${results.length} requests ${during}, ${failed.length} failed`);
+  assert.deepEqual(failed, [], `${failed.length} of ${results.length} requests failed`);
 }
 
 /**

@@ -9,7 +9,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { killAll } from '../support/spawn.js';
 import { alive, announced, sequentialLoad, sleep, startServe, waitStarts, workerStarts } from './serve-support.js';
-import { databases, STEP_MS, TEST_MS } from './workers-support.js';
+import { databases, startWorkers, STEP_MS, TEST_MS } from './workers-support.js';
 
 after(killAll);
 const db = databases('eventide-workers-crash-');
@@ -19,9 +19,7 @@ test(
   'SIGKILL of a worker under load: the service keeps answering and the worker is replaced',
   { timeout: TEST_MS },
   async (t) => {
-    const run = startServe(['--database', db.file(), '--rows', '200', '--workers', '2', '--quiet']);
-    const { port } = await announced(run, STEP_MS);
-    const first = await waitStarts(run, 2, STEP_MS);
+    const { run, port, starts: first } = await startWorkers(db, 2, ['--quiet']);
     assert.deepEqual(first.map((s) => s.n).sort(), [1, 2]);
     const w1 = first.find((s) => s.n === 1)?.pid as number;
     const w2 = first.find((s) => s.n === 2)?.pid as number;

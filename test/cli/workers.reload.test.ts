@@ -8,30 +8,22 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { killAll } from '../support/spawn.js';
-import { alive, announced, startServe, waitLog, waitStarts, waitUntil } from './serve-support.js';
-import { BackgroundLoad, databases, STEP_MS, TEST_MS } from './workers-support.js';
+import { alive, waitLog, waitUntil } from './serve-support.js';
+import { assertEveryRequestOk, databases, startWorkers, STEP_MS, TEST_MS } from './workers-support.js';
 
 after(killAll);
 const db = databases('eventide-workers-reload-');
 after(() => db.remove());
 
 test('SIGHUP replaces every worker one at a time without losing a request', { timeout: TEST_MS }, async (t) => {
-  const run = startServe(['--database', db.file(), '--rows', '200', '--workers', '2', '--quiet']);
-  const { port } = await announced(run, STEP_MS);
-  const old = (await waitStarts(run, 2, STEP_MS)).map((s) => s.pid);
-  const load = new BackgroundLoad(port, '/cursor/items/');
-  try {
+  const { run, port, starts } = await startWorkers(db, 2, ['--quiet']);
+  const old = starts.map((s) => s.pid);
+  await assertEveryRequestOk(t, port, '/cursor/items/', 'during the reload', async (load) => {
     await load.more(10); // served before the reload
     run.kill('SIGHUP');
     await waitLog(run, /reload done \(pids (\d+), (\d+)\)/, STEP_MS);
     await load.more(10); // and by the new workers after it
-  } finally {
-    await load.stop();
-  }
-  const results = load.results;
-  const failed = results.filter((r) => !r.ok);
-  t.diagnostic(`${results.length} requests during the reload, ${failed.length} failed`);
-  assert.deepEqual(failed, [], `${failed.length} of ${results.length} requests failed`);
+  });
   const m = /reload done \(pids (\d+), (\d+)\)/.exec(run.stdout());
   const fresh = [Number(m?.[1]), Number(m?.[2])];
   for (const pid of fresh) assert.ok(!old.includes(pid), `pid ${pid} was there before the reload`);
@@ -45,24 +37,16 @@ test(
   'SIGHUP with one worker: the new worker serves before the old one stops; a SIGHUP during a reload runs another',
   { timeout: TEST_MS },
   async (t) => {
-    const run = startServe(['--database', db.file(), '--rows', '200', '--workers', '1', '--quiet']);
-    const { port } = await announced(run, STEP_MS);
-    const [first] = await waitStarts(run, 1, STEP_MS);
-    const load = new BackgroundLoad(port, '/page/items/?page=2');
-    try {
+    const { run, port, starts } = await startWorkers(db, 1, ['--quiet']);
+    const [first] = starts;
+    await assertEveryRequestOk(t, port, '/page/items/?page=2', 'during two reloads', async (load) => {
       await load.more(10);
       run.kill('SIGHUP');
       await waitLog(run, /reloading: replacing/, STEP_MS);
       run.kill('SIGHUP');
       await waitLog(run, /reload done \(pids \d+\)[^]*reload done \(pids \d+\)/, 2 * STEP_MS);
       await load.more(10);
-    } finally {
-      await load.stop();
-    }
-    const results = load.results;
-    const failed = results.filter((r) => !r.ok);
-    t.diagnostic(`${results.length} requests during two reloads, ${failed.length} failed`);
-    assert.deepEqual(failed, [], `${failed.length} of ${results.length} requests failed`);
+    });
     assert.match(run.stdout(), /another one will follow/);
     const pids = [...run.stdout().matchAll(/reload done \(pids (\d+)\)/g)].map((m) => Number(m[1]));
     assert.equal(new Set([first?.pid, ...pids]).size, 3, run.stderr());

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { killAll } from '../support/spawn.js';
 import { requireTool } from '../support/tools.js';
-import { alive, announced, get, startServe, waitStarts, waitUntil } from './serve-support.js';
-import { databases, STEP_MS, TEST_MS } from './workers-support.js';
+import { alive, get, waitUntil } from './serve-support.js';
+import { databases, startWorkers, STEP_MS, TEST_MS } from './workers-support.js';
 
 after(killAll);
 const db = databases('eventide-workers-stop-');
@@ -23,9 +23,8 @@ test(
   'SIGTERM stops the workers and the primary with status 0, gracefully, within the shutdown deadline',
   { timeout: TEST_MS },
   async () => {
-    const run = startServe(['--database', db.file(), '--rows', '200', '--workers', '2', '--shutdown-timeout', '3']);
-    const { origin } = await announced(run, STEP_MS);
-    const pids = (await waitStarts(run, 2, STEP_MS)).map((s) => s.pid);
+    const { run, origin, starts } = await startWorkers(db, 2, ['--shutdown-timeout', '3']);
+    const pids = starts.map((s) => s.pid);
     assert.equal((await fetch(`${origin}/page/items/`)).status, 200);
     run.kill('SIGTERM');
     const ex = await run.waitExit(STEP_MS);
@@ -43,9 +42,8 @@ test(
   { timeout: TEST_MS },
   async (t) => {
     if (!procfs.check(t)) return;
-    const run = startServe(['--database', db.file(), '--rows', '200', '--workers', '2', '--quiet']);
-    const { port } = await announced(run, STEP_MS);
-    const workers = (await waitStarts(run, 2, STEP_MS)).map((s) => s.pid);
+    const { run, port, starts } = await startWorkers(db, 2, ['--quiet']);
+    const workers = starts.map((s) => s.pid);
     // /proc/PID/stat: "pid (comm) state ppid ..."; the workers' parent is the primary.
     const primary = Number(/\) \S+ (\d+)/.exec(readFileSync(`/proc/${workers[0]}/stat`, 'utf8'))?.[1]);
     assert.ok(primary > 0 && primary !== run.child.pid && alive(primary));

@@ -13,9 +13,10 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, createServer, type Socket } from 'node:net';
 import { once } from 'node:events';
+import { rawConnection } from '../support/net.js';
 import { freePort, killAll } from '../support/spawn.js';
-import { alive, announced, get, sleep, startServe, waitStarts } from './serve-support.js';
-import { databases, STEP_MS, TEST_MS } from './workers-support.js';
+import { alive, announced, get, sleep, startServe } from './serve-support.js';
+import { databases, startWorkers, STEP_MS, TEST_MS } from './workers-support.js';
 
 after(killAll);
 const db = databases('eventide-workers-');
@@ -104,22 +105,16 @@ test(
   'finding 1 with --workers 2: MOVE with Upgrade and a body is answered and no worker dies',
   { timeout: TEST_MS },
   async () => {
-    const run = startServe(['--database', db.file(), '--rows', '200', '--workers', '2']);
-    const { port } = await announced(run, STEP_MS);
-    const pids = (await waitStarts(run, 2, STEP_MS)).map((s) => s.pid);
+    const { run, port, starts } = await startWorkers(db, 2);
+    const pids = starts.map((s) => s.pid);
     for (let i = 0; i < 4; i++) {
-      const sock = connect(port, '127.0.0.1');
-      sock.on('error', () => {});
-      await once(sock, 'connect');
-      let text = '';
-      sock.setEncoding('latin1');
-      sock.on('data', (d: string) => (text += d));
-      sock.write(
+      const c = await rawConnection(port);
+      c.sock.write(
         'MOVE /page/items/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nx',
       );
-      await closed(sock, STEP_MS).catch(() => {}); // the answer is checked below
-      sock.destroy();
-      assert.match(text, /^HTTP\/1\.1 405 /, text);
+      await closed(c.sock, STEP_MS).catch(() => {}); // the answer is checked below
+      c.sock.destroy();
+      assert.match(c.text(), /^HTTP\/1\.1 405 /, c.text());
     }
     assert.equal((await get(port, '/page/items/?page_size=1', { timeoutMs: STEP_MS })).status, 200);
     assert.ok(pids.every(alive), 'the same workers still serve');

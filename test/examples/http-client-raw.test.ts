@@ -2,7 +2,8 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server } from 'node:net';
+import { tcpServer } from '../support/net.js';
 import { freePort, killAll, runExample } from '../support/spawn.js';
 
 after(killAll);
@@ -15,11 +16,7 @@ async function rawServer(
   response: Buffer,
 ): Promise<{ port: number; requests: Buffer[]; close: () => void; server: Server }> {
   const requests: Buffer[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((sock) => {
-    sockets.add(sock);
-    sock.on('close', () => sockets.delete(sock));
-    sock.on('error', () => {});
+  const { port, server, close } = await tcpServer((sock) => {
     let got = Buffer.alloc(0);
     sock.on('data', (d: Buffer) => {
       got = Buffer.concat([got, d]);
@@ -29,18 +26,7 @@ async function rawServer(
       }
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  return {
-    port,
-    requests,
-    server,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
+  return { port, requests, server, close };
 }
 
 // Binary-safe: bytes that are not valid UTF-8 must come out unchanged.

@@ -1,7 +1,7 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { socketIntervals, tcpServer } from '../support/net.js';
 import { freePort, killAll, runExample, type ExampleRun } from '../support/spawn.js';
 
 after(killAll);
@@ -12,13 +12,9 @@ after(killAll);
  */
 async function rawServer(
   respond: (request: string) => string | null,
-): Promise<{ port: number; requests: string[]; close: () => void; server: Server }> {
+): Promise<{ port: number; requests: string[]; close: () => void }> {
   const requests: string[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((sock) => {
-    sockets.add(sock);
-    sock.on('close', () => sockets.delete(sock));
-    sock.on('error', () => {});
+  const { port, close } = await tcpServer((sock) => {
     let got = '';
     sock.on('data', (d: Buffer) => {
       got += d.toString('latin1');
@@ -30,18 +26,7 @@ async function rawServer(
       }
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  return {
-    port,
-    requests,
-    server,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
+  return { port, requests, close };
 }
 
 /**
@@ -53,37 +38,21 @@ async function rawServer(
 async function hostileServer(
   onRequest: (sock: Socket, every: (ms: number, fn: () => boolean) => void) => void,
 ): Promise<{ port: number; close: () => void }> {
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
-  const server = createServer((sock) => {
-    sockets.add(sock);
-    sock.on('close', () => sockets.delete(sock));
-    sock.on('error', () => {});
+  const intervals = socketIntervals();
+  const srv = await tcpServer((sock) => {
     let got = '';
     sock.on('data', (d: Buffer) => {
       if (got.includes('\r\n\r\n')) return;
       got += d.toString('latin1');
       if (!got.includes('\r\n\r\n')) return;
-      onRequest(sock, (ms, fn) => {
-        const t = setInterval(() => {
-          if (sock.destroyed || !fn()) {
-            clearInterval(t);
-            timers.delete(t);
-          }
-        }, ms);
-        timers.add(t);
-      });
+      onRequest(sock, (ms, fn) => intervals.every(sock, ms, fn));
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
   return {
-    port,
+    port: srv.port,
     close: () => {
-      for (const t of timers) clearInterval(t);
-      for (const s of sockets) s.destroy();
-      server.close();
+      intervals.clear();
+      srv.close();
     },
   };
 }
@@ -105,6 +74,28 @@ function flood(sock: Socket, piece: Buffer | string, limit: number): { sent: num
   };
   pump();
   return count;
+}
+
+/** How a run of the client example ended. */
+interface ClientRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the client example with `args` until it exits (after `ms` it is
+ * killed and the test fails), then closes `srv`: the exit code and output.
+ */
+async function runClient(srv: { close(): void }, args: string[], ms: number): Promise<ClientRun> {
+  const client = runExample('http-client.ts', args);
+  try {
+    const { code } = await client.waitExit(ms);
+    return { code, stdout: client.stdout(), stderr: client.stderr() };
+  } finally {
+    client.kill();
+    srv.close();
+  }
 }
 
 async function startHttpServerExample(): Promise<{ run: ExampleRun; port: number }> {
@@ -145,18 +136,12 @@ describe('examples/http-client.ts', { concurrency: 4, timeout: 180000 }, () => {
       const srv = await rawServer(
         () => `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
       );
-      const client = runExample('http-client.ts', ['127.0.0.1', String(srv.port), '/index.cphp?q=1']);
-      try {
-        const { code } = await client.waitExit(15000);
-        assert.equal(code, 0, client.stderr());
-        assert.deepEqual(srv.requests, [
-          `GET /index.cphp?q=1 HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\nContent-Length: 0\r\n\r\n`,
-        ]);
-        assert.equal(client.stdout(), `_request_handler\nSuccess: 200\nBody:\n${body}\n`);
-      } finally {
-        client.kill();
-        srv.close();
-      }
+      const client = await runClient(srv, ['127.0.0.1', String(srv.port), '/index.cphp?q=1'], 15000);
+      assert.equal(client.code, 0, client.stderr);
+      assert.deepEqual(srv.requests, [
+        `GET /index.cphp?q=1 HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\nContent-Length: 0\r\n\r\n`,
+      ]);
+      assert.equal(client.stdout, `_request_handler\nSuccess: 200\nBody:\n${body}\n`);
     },
   );
 
@@ -164,28 +149,16 @@ describe('examples/http-client.ts', { concurrency: 4, timeout: 180000 }, () => {
     const srv = await rawServer(
       () => 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nline1\n\r\n6\r\nline2\n\r\n0\r\n\r\n',
     );
-    const client = runExample('http-client.ts', ['127.0.0.1', String(srv.port), '/']);
-    try {
-      const { code } = await client.waitExit(15000);
-      assert.equal(code, 0, client.stderr());
-      assert.equal(client.stdout(), '_request_handler\nSuccess: 200\nBody:\nline1\nline2\n');
-    } finally {
-      client.kill();
-      srv.close();
-    }
+    const client = await runClient(srv, ['127.0.0.1', String(srv.port), '/'], 15000);
+    assert.equal(client.code, 0, client.stderr);
+    assert.equal(client.stdout, '_request_handler\nSuccess: 200\nBody:\nline1\nline2\n');
   });
 
   test('404: "Unexpected response: 404", exit 1', { timeout: 30000 }, async () => {
     const srv = await rawServer(() => 'HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found');
-    const client = runExample('http-client.ts', ['127.0.0.1', String(srv.port), '/missing']);
-    try {
-      const { code } = await client.waitExit(15000);
-      assert.equal(code, 1);
-      assert.equal(client.stdout(), '_request_handler\nUnexpected response: 404\n');
-    } finally {
-      client.kill();
-      srv.close();
-    }
+    const client = await runClient(srv, ['127.0.0.1', String(srv.port), '/missing'], 15000);
+    assert.equal(client.code, 1);
+    assert.equal(client.stdout, '_request_handler\nUnexpected response: 404\n');
   });
 
   test('a refused port: "Connection refused", exit 1', { timeout: 30000 }, async () => {
@@ -201,33 +174,21 @@ describe('examples/http-client.ts', { concurrency: 4, timeout: 180000 }, () => {
     { timeout: 30000 },
     async () => {
       const srv = await rawServer(() => null);
-      const client = runExample('http-client.ts', ['--timeout', '1', '127.0.0.1', String(srv.port), '/slow']);
-      try {
-        const { code } = await client.waitExit(20000);
-        assert.equal(code, 1);
-        assert.equal(client.stdout(), '_request_handler\nTimed out\n');
-        // the deadline set from --timeout ended it (not a timing: the message names the setting)
-        assert.equal(client.stderr(), 'GET /slow: No response within 1 s (setRequestTimeout)\n');
-        assert.equal(srv.requests.length, 1);
-      } finally {
-        client.kill();
-        srv.close();
-      }
+      const client = await runClient(srv, ['--timeout', '1', '127.0.0.1', String(srv.port), '/slow'], 20000);
+      assert.equal(client.code, 1);
+      assert.equal(client.stdout, '_request_handler\nTimed out\n');
+      // the deadline set from --timeout ended it (not a timing: the message names the setting)
+      assert.equal(client.stderr, 'GET /slow: No response within 1 s (setRequestTimeout)\n');
+      assert.equal(srv.requests.length, 1);
     },
   );
 
   test("the default timeout is the PHP example's 5 seconds", { timeout: 30000 }, async () => {
     const srv = await rawServer(() => null);
-    const client = runExample('http-client.ts', ['127.0.0.1', String(srv.port), '/slow']);
-    try {
-      const { code } = await client.waitExit(25000);
-      assert.equal(code, 1);
-      assert.equal(client.stdout(), '_request_handler\nTimed out\n');
-      assert.equal(client.stderr(), 'GET /slow: No response within 5 s (setRequestTimeout)\n');
-    } finally {
-      client.kill();
-      srv.close();
-    }
+    const client = await runClient(srv, ['127.0.0.1', String(srv.port), '/slow'], 25000);
+    assert.equal(client.code, 1);
+    assert.equal(client.stdout, '_request_handler\nTimed out\n');
+    assert.equal(client.stderr, 'GET /slow: No response within 5 s (setRequestTimeout)\n');
   });
 
   describe('hostile servers: the example ends within its timeout, exit 1', { concurrency: 2 }, () => {
@@ -239,20 +200,11 @@ describe('examples/http-client.ts', { concurrency: 4, timeout: 180000 }, () => {
         sock.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n');
         written = flood(sock, CHUNK, 512 * 1024 * 1024); // a bound for the test, far above the limit
       });
-      const client = runExample('http-client.ts', ['127.0.0.1', String(srv.port), '/endless']);
-      try {
-        const { code } = await client.waitExit(20000);
-        assert.equal(code, 1);
-        assert.equal(client.stdout(), '_request_handler\nInvalid response\n');
-        assert.match(
-          client.stderr(),
-          /^GET \/endless: Response refused \(ERR_HTTP_BODY_TOO_LARGE\): .*8388608 bytes\n$/,
-        );
-        assert.ok(written.sent > 8 * 1024 * 1024, `the server wrote ${written.sent} bytes`);
-      } finally {
-        client.kill();
-        srv.close();
-      }
+      const client = await runClient(srv, ['127.0.0.1', String(srv.port), '/endless'], 20000);
+      assert.equal(client.code, 1);
+      assert.equal(client.stdout, '_request_handler\nInvalid response\n');
+      assert.match(client.stderr, /^GET \/endless: Response refused \(ERR_HTTP_BODY_TOO_LARGE\): .*8388608 bytes\n$/);
+      assert.ok(written.sent > 8 * 1024 * 1024, `the server wrote ${written.sent} bytes`);
     });
 
     test(
@@ -262,16 +214,10 @@ describe('examples/http-client.ts', { concurrency: 4, timeout: 180000 }, () => {
         const srv = await hostileServer((sock) => {
           flood(sock, 'HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n', 64 * 1024 * 1024);
         });
-        const client = runExample('http-client.ts', ['127.0.0.1', String(srv.port), '/hints']);
-        try {
-          const { code } = await client.waitExit(20000);
-          assert.equal(code, 1);
-          assert.equal(client.stdout(), '_request_handler\nInvalid response\n');
-          assert.match(client.stderr(), /\(ERR_HTTP_TOO_MANY_INTERIM\)/);
-        } finally {
-          client.kill();
-          srv.close();
-        }
+        const client = await runClient(srv, ['127.0.0.1', String(srv.port), '/hints'], 20000);
+        assert.equal(client.code, 1);
+        assert.equal(client.stdout, '_request_handler\nInvalid response\n');
+        assert.match(client.stderr, /\(ERR_HTTP_TOO_MANY_INTERIM\)/);
       },
     );
 
@@ -283,16 +229,10 @@ describe('examples/http-client.ts', { concurrency: 4, timeout: 180000 }, () => {
           let n = 0;
           every(500, () => n++ < 60 && sock.write('HTTP/1.1 102 Processing\r\n\r\n'));
         });
-        const client = runExample('http-client.ts', ['--timeout', '2', '127.0.0.1', String(srv.port), '/processing']);
-        try {
-          const { code } = await client.waitExit(20000);
-          assert.equal(code, 1);
-          assert.equal(client.stdout(), '_request_handler\nTimed out\n');
-          assert.match(client.stderr(), /^GET \/processing: No complete response within 2 s \(setRequestTimeout\)\n$/);
-        } finally {
-          client.kill();
-          srv.close();
-        }
+        const client = await runClient(srv, ['--timeout', '2', '127.0.0.1', String(srv.port), '/processing'], 20000);
+        assert.equal(client.code, 1);
+        assert.equal(client.stdout, '_request_handler\nTimed out\n');
+        assert.match(client.stderr, /^GET \/processing: No complete response within 2 s \(setRequestTimeout\)\n$/);
       },
     );
 
@@ -306,16 +246,10 @@ describe('examples/http-client.ts', { concurrency: 4, timeout: 180000 }, () => {
           // a byte every 250 ms: the 2 s without a byte never come, and the whole reply would take 35 s
           every(250, () => i < reply.length && sock.write(reply[i++] as string));
         });
-        const client = runExample('http-client.ts', ['--timeout', '2', '127.0.0.1', String(srv.port), '/trickle']);
-        try {
-          const { code } = await client.waitExit(20000);
-          assert.equal(code, 1);
-          assert.equal(client.stdout(), '_request_handler\nTimed out\n');
-          assert.match(client.stderr(), /^GET \/trickle: No complete response within 2 s \(setRequestTimeout\)\n$/);
-        } finally {
-          client.kill();
-          srv.close();
-        }
+        const client = await runClient(srv, ['--timeout', '2', '127.0.0.1', String(srv.port), '/trickle'], 20000);
+        assert.equal(client.code, 1);
+        assert.equal(client.stdout, '_request_handler\nTimed out\n');
+        assert.match(client.stderr, /^GET \/trickle: No complete response within 2 s \(setRequestTimeout\)\n$/);
       },
     );
   });

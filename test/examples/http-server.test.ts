@@ -2,7 +2,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { connect } from 'node:net';
+import { rawConnection, resolvesWithin } from '../support/net.js';
 import { killAll, runExample, type ExampleRun, startServerExample } from '../support/spawn.js';
 
 after(killAll);
@@ -24,16 +24,11 @@ function curl(args: string[]): Promise<string> {
 
 /** Writes raw bytes and resolves with everything the server sends until it closes (at most 5 s). */
 async function rawExchange(port: number, bytes: string): Promise<string> {
-  const sock = connect(port, '127.0.0.1');
-  sock.on('error', () => {});
-  await once(sock, 'connect');
-  let text = '';
-  sock.setEncoding('latin1');
-  sock.on('data', (d: string) => (text += d));
-  sock.write(bytes);
-  await Promise.race([once(sock, 'close'), new Promise((r) => setTimeout(r, 5000))]);
-  sock.destroy();
-  return text;
+  const c = await rawConnection(port);
+  c.sock.write(bytes);
+  await resolvesWithin(once(c.sock, 'close'), 5000);
+  c.sock.destroy();
+  return c.text();
 }
 
 function status(response: string): number {

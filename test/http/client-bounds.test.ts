@@ -7,10 +7,11 @@
  */
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { EventBase, getLastError } from '../../src/event/index.js';
 import { EventHttpConnection, EventHttpRequest, ResponseParser } from '../../src/http/index.js';
+import { dispatchWithin } from '../support/event-loop.js';
+import { socketIntervals, tcpServer } from '../support/net.js';
 import { freePort } from '../support/spawn.js';
 
 const { CMD_GET, OUTPUT_HEADER } = EventHttpRequest;
@@ -33,13 +34,9 @@ interface Hostile {
  * what the test wants, through `send` (which counts the bytes).
  */
 async function hostile(onRequest: (send: Sender, path: string) => void, port = 0): Promise<Hostile> {
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
+  const intervals = socketIntervals();
   let written = 0;
-  const server = createServer((sock) => {
-    sockets.add(sock);
-    sock.on('close', () => sockets.delete(sock));
-    sock.on('error', () => {});
+  const srv = await tcpServer((sock) => {
     let got = '';
     sock.on('data', (d: Buffer) => {
       got += d.toString('latin1');
@@ -55,30 +52,19 @@ async function hostile(onRequest: (send: Sender, path: string) => void, port = 0
               written += bytes.length;
               return sock.write(bytes);
             },
-            every(ms, fn) {
-              const t = setInterval(() => {
-                if (sock.destroyed || fn() === false) {
-                  clearInterval(t);
-                  timers.delete(t);
-                }
-              }, ms);
-              timers.add(t);
-            },
+            every: (ms, fn) => intervals.every(sock, ms, fn),
           },
           path,
         );
       }
     });
-  });
-  server.listen(port, '127.0.0.1');
-  await once(server, 'listening');
+  }, port);
   return {
-    port: (server.address() as { port: number }).port,
+    port: srv.port,
     written: () => written,
     close: () => {
-      for (const t of timers) clearInterval(t);
-      for (const s of sockets) s.destroy();
-      server.close();
+      intervals.clear();
+      srv.close();
     },
   };
 }
@@ -143,17 +129,7 @@ async function get(base: EventBase, conn: EventHttpConnection, paths: string[], 
     req.addHeader('Host', 'test', OUTPUT_HEADER);
     assert.equal(conn.makeRequest(req, CMD_GET, path), true);
   }
-  let timedOut = false;
-  const t = setTimeout(() => {
-    timedOut = true;
-    base.exit();
-  }, ms);
-  try {
-    await base.dispatch();
-  } finally {
-    clearTimeout(t);
-  }
-  assert.equal(timedOut, false, `the requests did not end within ${ms} ms: ${JSON.stringify(results)}`);
+  assert.ok(await dispatchWithin(base, ms), `the requests did not end within ${ms} ms: ${JSON.stringify(results)}`);
   return results;
 }
 

@@ -5,6 +5,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Event, EventBase, EventBuffer, EventDnsBase, EventSslContext, getLastError } from '../../src/event/index.js';
 import { EventHttp, EventHttpConnection, EventHttpRequest } from '../../src/http/index.js';
 import { testCerts } from '../support/certs.js';
+import { dispatchWithin } from '../support/event-loop.js';
+import { tcpServer } from '../support/net.js';
 import { freePort } from '../support/spawn.js';
 
 const { CMD_GET, CMD_POST, CMD_HEAD, CMD_PUT, OUTPUT_HEADER } = EventHttpRequest;
@@ -53,15 +55,11 @@ async function rawServer(
   onConnection?: (sock: Socket, index: number) => void,
 ): Promise<RawServer> {
   const requests: RawRequest[] = [];
-  const sockets = new Set<Socket>();
   const remotePorts: number[] = [];
   let accepted = 0;
-  const server = createServer((sock) => {
+  const { port, server, close } = await tcpServer((sock) => {
     const index = accepted++;
     remotePorts.push(sock.remotePort ?? -1);
-    sockets.add(sock);
-    sock.on('close', () => sockets.delete(sock));
-    sock.on('error', () => {});
     onConnection?.(sock, index);
     let got = Buffer.alloc(0);
     let n = 0;
@@ -82,35 +80,12 @@ async function rawServer(
       }
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  return {
-    port,
-    server,
-    requests,
-    accepted: () => accepted,
-    remotePorts,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
+  return { port, server, requests, accepted: () => accepted, remotePorts, close };
 }
 
 /** Runs the base until `base.exit()` is called or `ms` pass (then the test fails). */
 async function run(base: EventBase, ms = 10000): Promise<void> {
-  let timedOut = false;
-  const t = setTimeout(() => {
-    timedOut = true;
-    base.exit();
-  }, ms);
-  try {
-    await base.dispatch();
-  } finally {
-    clearTimeout(t);
-  }
-  assert.equal(timedOut, false, `the loop did not end within ${ms} ms`);
+  assert.ok(await dispatchWithin(base, ms), `the loop did not end within ${ms} ms`);
 }
 
 interface Outcome {

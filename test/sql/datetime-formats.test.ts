@@ -19,20 +19,10 @@ import {
   sqlText,
   storageOfValue,
 } from '../../src/sql/datetime-formats.js';
+import { sqlTextReference } from '../support/datetime-reference.js';
 
 const MIN = new Date('0001-01-01T00:00:00.000Z').getTime();
 const MAX = new Date('9999-12-31T23:59:59.999Z').getTime();
-
-/** sql-text as the Date getters write it (the reference). */
-function reference(d: Date): string {
-  const p = (n: number, w: number): string => String(n).padStart(w, '0');
-  const ms = d.getUTCMilliseconds();
-  return (
-    `${p(d.getUTCFullYear(), 4)}-${p(d.getUTCMonth() + 1, 2)}-${p(d.getUTCDate(), 2)} ` +
-    `${p(d.getUTCHours(), 2)}:${p(d.getUTCMinutes(), 2)}:${p(d.getUTCSeconds(), 2)}` +
-    (ms === 0 ? '' : `.${p(ms, 3)}000`)
-  );
-}
 
 test('sql-text and iso-text: every instant of years 1..9999 is written once and read back to itself; text order is time order', () => {
   const instant = fc.oneof(
@@ -45,7 +35,7 @@ test('sql-text and iso-text: every instant of years 1..9999 is written once and 
     fc.property(instant, instant, (a, b) => {
       for (const t of [a, b]) {
         const text = sqlText(t);
-        assert.equal(text, reference(new Date(t)));
+        assert.equal(text, sqlTextReference(new Date(t)));
         assert.equal(readSqlText(text)?.getTime(), t, text);
         assert.equal(readIsoText(text), null);
         const iso = new Date(t).toISOString();

@@ -37,6 +37,7 @@ import {
   RelayConnectionPagination,
 } from '../../src/rest/pagination/index.js';
 import { postgresSchema, probePostgres, sqlSource, storedDatetime } from '../rest/data/conformance.js';
+import { followLinks, sortedIds } from '../support/pagination-walk.js';
 
 const HOST = 'http://testserver';
 const SETTINGS = createSettings();
@@ -61,30 +62,6 @@ const ORDERINGS: readonly (readonly string[])[] = [
   ['when', '-created'],
   ['-when', 'id'],
 ];
-
-// ---------------------------------------------------------------------------
-// The oracle: NULL first ascending, last descending; the primary key breaks ties (no unique term) in the last term's direction.
-
-function sortedIds(rows: readonly Row[], terms: readonly string[]): number[] {
-  const parsed = terms.map((t) => ({ field: t.replace(/^-/, '') as keyof Row, desc: t.startsWith('-') }));
-  if (!parsed.some((t) => t.field === 'id' || t.field === 'created'))
-    parsed.push({ field: 'id', desc: parsed[parsed.length - 1]!.desc });
-  const key = (r: Row, f: keyof Row): number | null => {
-    const v = r[f];
-    return v === null ? null : v instanceof Date ? v.getTime() : v;
-  };
-  return [...rows]
-    .sort((a, b) => {
-      for (const { field, desc } of parsed) {
-        const x = key(a, field);
-        const y = key(b, field);
-        const c = x === y ? 0 : x === null ? -1 : y === null ? 1 : x < y ? -1 : 1;
-        if (c !== 0) return desc ? -c : c;
-      }
-      return 0;
-    })
-    .map((r) => r.id);
-}
 
 // ---------------------------------------------------------------------------
 // Tables: one per storage, with a queryset told its storage and one detecting it
@@ -151,7 +128,7 @@ type Style = 'page' | 'limit' | 'cursor' | 'keyset' | 'relay';
 const STYLES: readonly Style[] = ['page', 'limit', 'cursor', 'keyset', 'relay'];
 
 interface Page {
-  ids: number[];
+  results: number[];
   next: string | null;
   previous: string | null;
 }
@@ -194,7 +171,7 @@ async function get(
   const body = p.getPaginatedResponse(rows.map((r) => r.id)).data as Record<string, unknown>;
   if (style !== 'relay')
     return {
-      ids: body.results as number[],
+      results: body.results as number[],
       next: body.next as string | null,
       previous: body.previous as string | null,
     };
@@ -204,7 +181,7 @@ async function get(
   };
   const forward = !target.includes('last=');
   return {
-    ids: edges.map((e) => e.node),
+    results: edges.map((e) => e.node),
     next:
       forward && pageInfo.hasNextPage ? `/items/?first=${size}&after=${encodeURIComponent(pageInfo.endCursor!)}` : null,
     previous:
@@ -212,27 +189,6 @@ async function get(
         ? `/items/?last=${size}&before=${encodeURIComponent(pageInfo.startCursor!)}`
         : null,
   };
-}
-
-/** Follows `dir` links from `start` until there is none. */
-async function follow(
-  load: (url: string) => Promise<Page>,
-  start: string,
-  dir: 'next' | 'previous',
-  maxPages: number,
-): Promise<{ pages: Page[]; last: string }> {
-  const pages: Page[] = [];
-  let url: string | null = start;
-  let last = start;
-  while (url !== null) {
-    if (pages.length > maxPages)
-      assert.fail(`no end after ${maxPages} pages: ${JSON.stringify(pages.map((p) => p.ids))}`);
-    last = url;
-    const page = await load(url);
-    pages.push(page);
-    url = page[dir];
-  }
-  return { pages, last };
 }
 
 /** Forward from the first page, then backward from the last one (Relay: `last` from the end). */
@@ -244,13 +200,18 @@ async function walkBothWays(
   maxPages: number,
 ): Promise<{ forward: number[]; backward: number[]; pages: number[][] }> {
   const load = (url: string) => get(style, qs, terms, size, url);
-  const forward = await follow(load, style === 'relay' ? `/items/?first=${size}` : '/items/', 'next', maxPages);
-  const backward = await follow(load, style === 'relay' ? `/items/?last=${size}` : forward.last, 'previous', maxPages);
+  const forward = await followLinks(load, style === 'relay' ? `/items/?first=${size}` : '/items/', 'next', maxPages);
+  const backward = await followLinks(
+    load,
+    style === 'relay' ? `/items/?last=${size}` : forward.last,
+    'previous',
+    maxPages,
+  );
   return {
-    forward: forward.pages.flatMap((p) => p.ids),
+    forward: forward.pages.flatMap((p) => p.results),
     // Pages come newest first walking back; the rows of a page are in list order.
-    backward: [...backward.pages].reverse().flatMap((p) => p.ids),
-    pages: [...forward.pages, ...backward.pages].map((p) => p.ids),
+    backward: [...backward.pages].reverse().flatMap((p) => p.results),
+    pages: [...forward.pages, ...backward.pages].map((p) => p.results),
   };
 }
 
@@ -296,7 +257,7 @@ async function walkProperty(store: Store, style: Style, numRuns: number): Promis
       async (specs, terms, size, declared) => {
         const rows = toRows(specs);
         const qs = await store.reset(rows, declared);
-        const want = sortedIds(rows, terms);
+        const want = sortedIds(rows, terms, FIELDS);
         const walk = await walkBothWays(style, qs, terms, size, rows.length + 2);
         const msg = `${style} ${terms.join(',')} size ${size}: ${JSON.stringify(walk.pages)} want ${JSON.stringify(want)}`;
         assert.deepEqual(walk.forward, want, `forward, ${msg}`);

@@ -8,17 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { daysFromCivil, pythonDatetimeStr, utcDatetimeText } from '../../../src/rest/data/values.js';
 import { formatSqliteDatetime } from '../../../src/sql/sqlite.js';
-
-/** The text the Date getters give (the code before the table-driven formatter). */
-function reference(d: Date): string {
-  const p = (n: number, w: number): string => String(n).padStart(w, '0');
-  const ms = d.getUTCMilliseconds();
-  return (
-    `${p(d.getUTCFullYear(), 4)}-${p(d.getUTCMonth() + 1, 2)}-${p(d.getUTCDate(), 2)} ` +
-    `${p(d.getUTCHours(), 2)}:${p(d.getUTCMinutes(), 2)}:${p(d.getUTCSeconds(), 2)}` +
-    (ms === 0 ? '' : `.${p(ms, 3)}000`)
-  );
-}
+import { sqlTextReference } from '../../support/datetime-reference.js';
 
 const FOUR_DIGIT_MIN = Date.UTC(1000, 0, 1);
 const FOUR_DIGIT_MAX = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
@@ -35,13 +25,13 @@ test('utcDatetimeText and daysFromCivil: as the Date getters say, over four-digi
     Date.UTC(1600, 1, 29),
     Date.UTC(2020, 0, 1, 0, 16, 31, 667),
   ];
-  for (const t of edges) assert.equal(utcDatetimeText(t), reference(new Date(t)), new Date(t).toISOString());
+  for (const t of edges) assert.equal(utcDatetimeText(t), sqlTextReference(new Date(t)), new Date(t).toISOString());
   fc.assert(
     fc.property(fc.integer({ min: FOUR_DIGIT_MIN, max: FOUR_DIGIT_MAX }), (t) => {
       const d = new Date(t);
-      assert.equal(utcDatetimeText(t), reference(d));
-      assert.equal(pythonDatetimeStr(d), `${reference(d)}+00:00`);
-      assert.equal(formatSqliteDatetime(d), reference(d));
+      assert.equal(utcDatetimeText(t), sqlTextReference(d));
+      assert.equal(pythonDatetimeStr(d), `${sqlTextReference(d)}+00:00`);
+      assert.equal(formatSqliteDatetime(d), sqlTextReference(d));
       assert.equal(daysFromCivil(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()), Math.floor(t / 86_400_000));
     }),
     { seed: 1613, numRuns: 3000 },

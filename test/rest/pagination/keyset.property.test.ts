@@ -21,6 +21,7 @@ import type { SqlDialectKind } from '../../../src/sql/queryset.js';
 import { createSqliteKysely } from '../../../src/sql/sqlite.js';
 import { encodeKeysetToken, KeysetPagination } from '../../../src/rest/pagination/index.js';
 import { postgresSchema, probePostgres, sqlSource } from '../data/conformance.js';
+import { followLinks, sortedIds } from '../../support/pagination-walk.js';
 
 const HOST = 'http://testserver';
 const SETTINGS = createSettings();
@@ -50,23 +51,6 @@ const ORDERINGS: readonly (readonly string[])[] = [
   ['id'],
   ['-id'],
 ];
-
-/** The oracle: NULL first ascending, last descending; the primary key breaks ties in the direction of the last term. */
-function sortedIds(rows: readonly KRow[], terms: readonly string[]): number[] {
-  const parsed = terms.map((t) => ({ field: t.replace(/^-/, '') as keyof KRow, desc: t.startsWith('-') }));
-  if (!parsed.some((t) => t.field === 'id')) parsed.push({ field: 'id', desc: parsed[parsed.length - 1]!.desc });
-  return [...rows]
-    .sort((a, b) => {
-      for (const { field, desc } of parsed) {
-        const x = a[field];
-        const y = b[field];
-        const c = x === y ? 0 : x === null ? -1 : y === null ? 1 : x < y ? -1 : 1;
-        if (c !== 0) return desc ? -c : c;
-      }
-      return 0;
-    })
-    .map((r) => r.id);
-}
 
 interface Store {
   reset(rows: readonly KRow[]): Promise<Queryset<KRow>>;
@@ -149,28 +133,6 @@ async function get(qs: Queryset<KRow>, terms: readonly string[], pageSize: numbe
   return p.getPaginatedResponse(page.map((r) => r.id)).data as Body;
 }
 
-/** Follows `dir` links until none; `between(n)` runs before the n-th following request. */
-async function walk(
-  load: (url: string) => Promise<Body>,
-  start: string,
-  dir: 'next' | 'previous',
-  maxPages: number,
-  between: (n: number) => Promise<void>,
-): Promise<{ pages: Body[]; last: string }> {
-  const pages: Body[] = [];
-  let url: string | null = start;
-  let last = start;
-  while (url !== null) {
-    if (pages.length > maxPages) assert.fail(`no end after ${maxPages} pages`);
-    if (pages.length > 0) await between(pages.length);
-    last = url;
-    const body = await load(url);
-    pages.push(body);
-    url = body[dir];
-  }
-  return { pages, last };
-}
-
 /** Every id of `stable` seen exactly once, nothing seen twice, in the order of `final`. */
 function check(what: string, seen: number[], stable: readonly number[], order: readonly number[]): void {
   assert.equal(new Set(seen).size, seen.length, `${what}: repeated row in ${JSON.stringify(seen)}`);
@@ -234,30 +196,29 @@ async function walkProperty(store: Store, numRuns: number): Promise<void> {
         const maxPages = rows.length + forwardChanges.length * 3 + backwardChanges.length * 3 + 4;
         const start = `/items/?page_size=${pageSize}`;
 
-        const stableBefore = sortedIds(rows, terms);
-        const forward = await walk(load, start, 'next', maxPages, changer(forwardChanges));
+        const stableBefore = sortedIds(rows, terms, FIELDS);
+        const forward = await followLinks(load, start, 'next', maxPages, changer(forwardChanges));
         const seenForward = forward.pages.flatMap((p) => p.results);
         const stable = (ids: readonly number[]) => ids.filter((id) => !deleted.has(id) && !inserted.has(id));
-        check('forward', seenForward, stable(stableBefore), sortedIds([...live.values()], terms));
+        check('forward', seenForward, stable(stableBefore), sortedIds([...live.values()], terms, FIELDS));
         for (const id of seenForward) assert.ok(!deleted.has(id) || stableBefore.includes(id) || inserted.has(id));
 
         // Back from the last page reached, with more changes between the requests.
-        const atEnd = sortedIds([...live.values()], terms);
-        const backward = await walk(load, forward.last, 'previous', maxPages, changer(backwardChanges));
+        const atEnd = sortedIds([...live.values()], terms, FIELDS);
+        const backward = await followLinks(load, forward.last, 'previous', maxPages, changer(backwardChanges));
         const seenBackward = [...backward.pages].reverse().flatMap((p) => p.results);
-        check('backward', seenBackward, stable(atEnd), sortedIds([...live.values()], terms));
+        check('backward', seenBackward, stable(atEnd), sortedIds([...live.values()], terms, FIELDS));
 
         // From the end of the list straight away (the reversed token without a place).
-        const fromEnd = await walk(
+        const fromEnd = await followLinks(
           load,
           `${start}&cursor=${encodeKeysetToken({ values: null, reverse: true })}`,
           'previous',
           maxPages,
-          async () => {},
         );
         assert.deepEqual(
           [...fromEnd.pages].reverse().flatMap((p) => p.results),
-          sortedIds([...live.values()], terms),
+          sortedIds([...live.values()], terms, FIELDS),
           'from the end, nothing changing',
         );
       },
@@ -272,14 +233,14 @@ async function equalValues(store: Store): Promise<void> {
   const qs = await store.reset(rows);
   for (const terms of [['price'], ['-price'], ['rank', 'price']]) {
     const load = (url: string) => get(qs, terms, 100, url);
-    const forward = await walk(load, '/items/?page_size=100', 'next', 110, async () => {});
+    const forward = await followLinks(load, '/items/?page_size=100', 'next', 110);
     assert.equal(forward.pages.length, 100);
-    const want = sortedIds(rows, terms);
+    const want = sortedIds(rows, terms, FIELDS);
     assert.deepEqual(
       forward.pages.flatMap((p) => p.results),
       want,
     );
-    const backward = await walk(load, forward.last, 'previous', 110, async () => {});
+    const backward = await followLinks(load, forward.last, 'previous', 110);
     assert.deepEqual(
       [...backward.pages].reverse().flatMap((p) => p.results),
       want,

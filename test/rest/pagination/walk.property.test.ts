@@ -32,6 +32,7 @@ import {
   type BasePagination,
 } from '../../../src/rest/pagination/index.js';
 import { postgresSchema, probePostgres, sqlSource } from '../data/conformance.js';
+import { followLinks, sortedIds } from '../../support/pagination-walk.js';
 
 const HOST = 'http://testserver';
 const SETTINGS = createSettings();
@@ -63,34 +64,6 @@ const ORDERINGS: readonly { terms: readonly string[]; kind: Kind }[] = [
   { terms: ['rank'], kind: 'nullable' },
   { terms: ['-rank'], kind: 'nullable' },
 ];
-
-// ---------------------------------------------------------------------------
-// The oracle: the order every source must produce, written independently of
-// the Queryset implementations (NULL first ascending, last descending; the
-// primary key breaks ties in the direction of the last term).
-
-function key(row: WalkRow, field: string): number | null {
-  const v = row[field as keyof WalkRow];
-  return v === null ? null : v instanceof Date ? v.getTime() : v;
-}
-
-function compareRows(terms: readonly string[]): (a: WalkRow, b: WalkRow) => number {
-  const parsed = terms.map((t) => ({ field: t.replace(/^-/, ''), desc: t.startsWith('-') }));
-  if (!parsed.some((t) => FIELDS[t.field as keyof WalkRow].unique === true))
-    parsed.push({ field: 'id', desc: parsed[parsed.length - 1]!.desc });
-  return (a, b) => {
-    for (const { field, desc } of parsed) {
-      const x = key(a, field);
-      const y = key(b, field);
-      const c = x === y ? 0 : x === null ? -1 : y === null ? 1 : x < y ? -1 : 1;
-      if (c !== 0) return desc ? -c : c;
-    }
-    return 0;
-  };
-}
-
-const sortedIds = (rows: readonly WalkRow[], terms: readonly string[]): number[] =>
-  [...rows].sort(compareRows(terms)).map((r) => r.id);
 
 // ---------------------------------------------------------------------------
 // Data stores: a table that can be refilled and appended to between requests.
@@ -222,29 +195,6 @@ async function get(
   return body;
 }
 
-/** Follows `dir` links from `start` until there is none; `between` runs before each following request. */
-async function follow(
-  load: (url: string) => Promise<Body>,
-  start: string,
-  dir: 'next' | 'previous',
-  maxPages: number,
-  between: () => Promise<void> = async () => {},
-): Promise<{ pages: Body[]; last: string }> {
-  const pages: Body[] = [];
-  let url: string | null = start;
-  let last = start;
-  while (url !== null) {
-    if (pages.length > maxPages)
-      assert.fail(`no end after ${maxPages} pages: ${JSON.stringify(pages.map((p) => p.results))}`);
-    if (pages.length > 0) await between();
-    last = url;
-    const body = await load(url);
-    pages.push(body);
-    url = body[dir];
-  }
-  return { pages, last };
-}
-
 const flat = (pages: readonly Body[]): number[] => pages.flatMap((p) => p.results);
 
 // ---------------------------------------------------------------------------
@@ -285,13 +235,13 @@ async function walkWithoutInsertions(store: Store, style: Style, numRuns: number
         const rows = toRows(specs);
         const base = await store.reset(rows);
         const terms = ordering.terms;
-        const want = sortedIds(rows, terms);
+        const want = sortedIds(rows, terms, FIELDS);
         const load = (url: string) => get(style, pageSize, terms, base, url, explicit);
         const maxPages = rows.length + 2;
 
-        const forward = await follow(load, firstUrl(style, pageSize, explicit), 'next', maxPages);
+        const forward = await followLinks(load, firstUrl(style, pageSize, explicit), 'next', maxPages);
         assert.deepEqual(flat(forward.pages), want, `forward ${JSON.stringify(forward.pages.map((p) => p.results))}`);
-        const backward = await follow(load, forward.last, 'previous', maxPages);
+        const backward = await followLinks(load, forward.last, 'previous', maxPages);
         // DRF's cursor links back from a short page whose rows all tie skip a full page size, as DRF does
         // (KeysetPagination has no such gap: keyset.property.test.ts); with a unique ordering it is exact.
         const exactBack = style !== 'cursor' || ordering.kind === 'unique';
@@ -337,7 +287,7 @@ async function walkWithoutInsertions(store: Store, style: Style, numRuns: number
               ? `/items/?cursor=cj0x${size}&x=1`
               : null;
         if (lastUrl !== null) {
-          const fromEnd = await follow(load, lastUrl, 'previous', maxPages);
+          const fromEnd = await followLinks(load, lastUrl, 'previous', maxPages);
           checkBack('from the end', flat([...fromEnd.pages].reverse()), want, exactBack, fromEnd.pages);
         }
       },
@@ -453,19 +403,19 @@ async function walkWithInsertions(store: Store, numRuns: number): Promise<Insert
         const maxPages = rows.length + forwardInserts.flat().length + backwardInserts.flat().length + 2;
 
         // Forward: the rows that existed when paging began, each exactly once, in order.
-        const before = sortedIds(all, terms);
-        const forward = await follow(
+        const before = sortedIds(all, terms, FIELDS);
+        const forward = await followLinks(
           load,
           '/items/',
           'next',
           maxPages,
           inserter(forwardInserts, insertionPlan(ordering.kind, desc, 'forward')),
         );
-        checkWalk('forward', flat(forward.pages), before, sortedIds(all, terms), forward.pages);
+        checkWalk('forward', flat(forward.pages), before, sortedIds(all, terms, FIELDS), forward.pages);
 
         // Backward from the last page: nothing was inserted since it was served, so it is still the last one.
-        const atEnd = sortedIds(all, terms);
-        const backward = await follow(
+        const atEnd = sortedIds(all, terms, FIELDS);
+        const backward = await followLinks(
           load,
           forward.last,
           'previous',
@@ -475,13 +425,14 @@ async function walkWithInsertions(store: Store, numRuns: number): Promise<Insert
         assert.equal(backward.pages[0]!.next, null, 'the last page is still the last one');
         // Walking back over a short page of ties, DRF's links skip rows (see checkBack); nothing repeats.
         const seenBack = flat([...backward.pages].reverse());
-        if (ordering.kind === 'unique') checkWalk('backward', seenBack, atEnd, sortedIds(all, terms), backward.pages);
+        if (ordering.kind === 'unique')
+          checkWalk('backward', seenBack, atEnd, sortedIds(all, terms, FIELDS), backward.pages);
         else
           checkWalk(
             'backward',
             seenBack,
             atEnd.filter((id) => seenBack.includes(id)),
-            sortedIds(all, terms),
+            sortedIds(all, terms, FIELDS),
             backward.pages,
           );
         stats.seenNew += [...flat(forward.pages), ...flat(backward.pages)].filter((id) => id > rows.length).length;
@@ -603,7 +554,7 @@ async function cursorWalk(
   const base = await store.reset(rows);
   const load = (url: string) => get('cursor', 1, [ordering], base, url);
   let n = 0;
-  const walk = await follow(load, start, dir, 10, async () => {
+  const walk = await followLinks(load, start, dir, 10, async () => {
     if (n++ === after) await store.insert([extra]);
   });
   return walk.pages.map((p) => p.results);

@@ -80,7 +80,7 @@ export function reportFallback(f: Fallback, why: string): void {
   reported.add(f);
   process.emitWarning(`eventide: ${why}: ${CONSEQUENCE.get(f) ?? ''}`, {
     type: 'EventideWarning',
-    code: `EVENTIDE_FALLBACK_${f.toUpperCase().replace('-', '_')}`,
+    code: `EVENTIDE_FALLBACK_${f.toUpperCase().replaceAll('-', '_')}`,
   });
 }
 

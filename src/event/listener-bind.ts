@@ -397,7 +397,7 @@ export function openString(target: string, backlog: number, ctx: ListenContext):
   if (family === 0) {
     const loopback = localhostAddress(addr.host);
     if (loopback === null) {
-      if (isInvalidName(addr.host.toLowerCase().replace(/\.$/, '')))
+      if (isInvalidName(addr.host))
         throw createEventError('ERR_EVENT_ADDRESS', `Failed to parse network address ${target}`);
       listenWhenResolved(ctx, server, addr.host, addr.port, bl, target);
       return { server, mode: 'created', pending: true, fd: -1, parked: [], display };

@@ -46,11 +46,6 @@ export class WaitingConnections {
   /** The turn's time target (ms); a test sets it to 0 to resume one connection per turn. */
   targetMs = TURN_TARGET_MS;
 
-  /** How many connections wait. */
-  get length(): number {
-    return this.#ring.length;
-  }
-
   /** `conn` spent its turn's budget: it waits behind those waiting already. */
   add(conn: HostedConnection): void {
     this.#ring.push(conn);

@@ -84,6 +84,14 @@ async function hasIPv6Loopback(): Promise<boolean> {
 }
 
 /** A server that is listening on 127.0.0.1, ready to use. */
+/** Connects to a listener that must be listening on 127.0.0.1. */
+async function dialLoopback<T>(listener: EventListener<T>): Promise<Socket> {
+  const name = listener.getSocketName();
+  assert.ok(name !== false);
+  assert.equal(name.address, '127.0.0.1');
+  return dial(name.port as number);
+}
+
 /** A listener on `target` that takes one connection (destroys it) and frees itself; how many it took. */
 function acceptOnce(base: EventBase, target: string): { listener: EventListener<null>; accepted: () => number } {
   let n = 0;
@@ -582,10 +590,7 @@ test('localhost names are the loopback at once, without a lookup: localhost:0 li
     -1,
     'localhost:0',
   );
-  const name = listener.getSocketName();
-  assert.ok(name !== false);
-  assert.equal(name.address, '127.0.0.1');
-  const client = await dial(name.port as number);
+  const client = await dialLoopback(listener);
   try {
     await base.dispatch();
     assert.deepEqual(address, ['127.0.0.1', lp(client)]);
@@ -603,10 +608,7 @@ test('other host names are looked up without blocking the loop: the listener lis
     // The constructor returned before the lookup: nothing listens yet.
     assert.equal(listener.getSocketName(), false);
     await listener.ready;
-    const name = listener.getSocketName();
-    assert.ok(name !== false);
-    assert.equal(name.address, '127.0.0.1');
-    const client = await dial(name.port as number);
+    const client = await dialLoopback(listener);
     try {
       await base.dispatch();
       assert.equal(accepted(), 1);

@@ -23,6 +23,7 @@ import { SERVER_ERROR_JSON } from './adapters/common.js';
 import { compressResponse } from './compression.js';
 import type { ApiContext, ApiRequest, ApiResponse, RawRequest, ReverseOptions } from './contracts.js';
 import { CorsPolicy } from './cors.js';
+import { injectRequest, type InjectOptions, type InjectResponse } from './inject.js';
 import { APIException, NotFound } from './errors.js';
 import { logInternalError } from './log.js';
 import { requestIdOf } from './request-id.js';
@@ -181,6 +182,26 @@ export class RestApi implements ApiContext {
    */
   handle(raw: RawRequest): Promise<RenderedResponse> {
     return this.#handle(raw, undefined);
+  }
+
+  /**
+   * Runs one request through this API in process, with no socket: the same
+   * request cycle as {@link RestApi.handle} (host check, routing,
+   * negotiation, versioning, pagination, rendering, CORS, compression,
+   * request id, `onResponse`), and the response as a client reads it (with
+   * `Content-Length` and `Date`; no body for HEAD). A string is the url of a
+   * GET. Without a `host` header the request names `localhost`. Options no
+   * client could send throw {@link InjectError} (`ERR_REST_INJECT_OPTIONS`);
+   * anything the API answers, an exception in a view included, resolves.
+   * @example
+   * ```ts
+   * const res = await api.inject({ method: 'GET', url: '/items/?page=2', headers: { accept: 'application/json' } });
+   * console.log(res.status, res.headers['content-type'], res.json<{ count: number }>().count);
+   * const detail = await api.inject('/items/5/');
+   * ```
+   */
+  inject(options: InjectOptions | string): Promise<InjectResponse> {
+    return injectRequest(this, options);
   }
 
   /**

@@ -76,6 +76,15 @@ export const REST_ERROR_CODES = {
     status: 500,
     description: 'A function of the layer was called with an argument of the wrong type or shape.',
   },
+  ERR_REST_INJECT_OPTIONS: {
+    status: 500,
+    description:
+      '`RestApi.inject()` was given options no client could send: a url that is neither a path starting with `/` nor an absolute http(s) URL, a header field with CR, LF or NUL, a body that is not a string, bytes or plain JSON data.',
+  },
+  ERR_REST_INJECT_NOT_JSON: {
+    status: 500,
+    description: "`json()` of an `inject()` response whose body is not JSON (a 301's empty body, the browsable page).",
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /**
@@ -365,5 +374,27 @@ export class ConfigurationError extends RestError {
   constructor(message: string, options: RestErrorOptions = {}) {
     super('ERR_REST_INVALID_ARGUMENT', message, options);
     this.name = 'ConfigurationError';
+  }
+}
+
+/**
+ * A mistake in a call of `RestApi.inject()` (`ERR_REST_INJECT_OPTIONS`:
+ * options no client could send, thrown before the API sees the request), or
+ * `json()` of its response on a body that is not JSON
+ * (`ERR_REST_INJECT_NOT_JSON`, the parse error as `cause`). Never a
+ * client's error: an injected request the API refuses is its response.
+ * @example
+ * ```ts
+ * try { await api.inject('items/'); } catch (e) { if (e instanceof InjectError) console.log(e.code); } // ERR_REST_INJECT_OPTIONS
+ * ```
+ */
+export class InjectError extends RestError {
+  constructor(
+    code: 'ERR_REST_INJECT_OPTIONS' | 'ERR_REST_INJECT_NOT_JSON',
+    message: string,
+    options: RestErrorOptions = {},
+  ) {
+    super(code, message, options);
+    this.name = 'InjectError';
   }
 }

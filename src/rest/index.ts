@@ -24,6 +24,7 @@
  * @module
  */
 export { RestApi, type RestApiOptions, type AccessLogEntry } from './api.js';
+export type { InjectOptions, InjectResponse } from './inject.js';
 export { createSettings, checkSettings, type SettingsInput, type SettingsWarning } from './settings.js';
 export {
   compressResponse,
@@ -73,6 +74,7 @@ export {
   ImproperlyConfigured,
   NoReverseMatch,
   ConfigurationError,
+  InjectError,
   type RestErrorCode,
   type RestErrorOptions,
   type ErrorDetail,

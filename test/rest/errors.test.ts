@@ -55,6 +55,8 @@ test('every error class keeps code, status, name and cause', () => {
     new errors.ImproperlyConfigured('x', { cause }),
     new errors.NoReverseMatch('x', { cause }),
     new errors.ConfigurationError('x', { cause }),
+    new errors.InjectError('ERR_REST_INJECT_OPTIONS', 'x', { cause }),
+    new errors.InjectError('ERR_REST_INJECT_NOT_JSON', 'x', { cause }),
   ];
   const seen = new Set<RestErrorCode>();
   for (const e of made) {

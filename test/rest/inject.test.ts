@@ -10,7 +10,13 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
 import { RestApi } from '../../src/rest/api.js';
 import { APIView } from '../../src/rest/views.js';
 import { Response } from '../../src/rest/response.js';
@@ -468,4 +474,51 @@ test('the access log sees an injected request as any other', async () => {
       remoteAddress: '192.0.2.1',
     },
   ]);
+});
+
+test('the test file of docs/testing.md compiles under strict and passes', (t) => {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const doc = readFileSync(join(root, 'docs', 'testing.md'), 'utf8');
+  const blocks = [...doc.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
+  const file = blocks.find((b) => b.includes("from 'node:test'"));
+  assert.ok(file !== undefined, 'docs/testing.md has a test file');
+  const dir = mkdtempSync(join(tmpdir(), 'eventide-testing-doc-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const entry = pathToFileURL(join(root, 'src', 'rest', 'index.js')).href;
+  // Type-checked as written ('eventide/rest' mapped to the sources), run with the import as a file URL.
+  const written = join(dir, 'written.test.ts');
+  writeFileSync(written, file);
+  const source = join(dir, 'items.test.ts');
+  writeFileSync(source, file.replaceAll("from 'eventide/rest'", `from '${entry}'`));
+
+  const program = ts.createProgram([written], {
+    paths: { 'eventide/rest': [join(root, 'src', 'rest', 'index.ts')] },
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2023.d.ts', 'lib.es2024.string.d.ts'],
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    noImplicitOverride: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: ['node'],
+    typeRoots: [join(root, 'node_modules', '@types')],
+  });
+  const diagnostics = ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  assert.deepEqual(diagnostics, []);
+
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', source], {
+    cwd: root,
+    // Without the runner's NODE_TEST_CONTEXT, which would make the child report to it instead of to stdout.
+    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_TEST_CONTEXT')),
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  assert.match(run.stdout, /^# pass 2$/m);
+  assert.match(run.stdout, /^# fail 0$/m);
+  assert.doesNotMatch(run.stdout + run.stderr, /warn/, 'no settings check warns');
 });

@@ -1,0 +1,293 @@
+/**
+ * docs/guide.md builds a project; this test builds it from the page and
+ * runs it, so that the guide cannot drift from what works.
+ *
+ * The convention of the guide: a code block whose info string says
+ * `file=PATH` (```ts file=src/app.ts, ```json file=package.json) is the
+ * whole content of that file of the project at that point; a later block
+ * with the same path replaces it. Responses are ```http blocks (the
+ * conventions of test/docs.responses.test.ts), answered by the finished
+ * project, with `http://127.0.0.1:3000` standing for its origin. ```sh
+ * blocks are commands for the reader: not run (they install from the
+ * registry), but every package the project imports must be in their
+ * `npm install` lines.
+ *
+ * What is checked:
+ *
+ * 1. Every state of the project the guide shows (the files as they are
+ *    just before a block replaces one of them, and the finished project)
+ *    type-checks, in one TypeScript program, with the guide's tsconfig.json
+ *    (which must say `strict` and `noUncheckedIndexedAccess`).
+ * 2. The finished project's tests (`npm test`, which use `api.inject()`)
+ *    pass; `npm run build`'s compile produces dist/.
+ * 3. `dist/server.js` started with `PORT=0` listens on 127.0.0.1 and answers
+ *    every request of the guide's ```http blocks as shown; started on a
+ *    port that is taken, it exits with status 1 and says so.
+ *
+ * `eventide` resolves to this repository's sources: the temporary project's
+ * node_modules/eventide is a package.json whose exports name src/<entry>/index.ts
+ * (with links to src/ and bin/), and the other packages are links to this
+ * repository's node_modules. Running the sources needs tsx, so the compiled
+ * server runs with `--import tsx` (which only the linked library needs), and
+ * type-checking the library's sources needs the `ES2024.String` lib (its
+ * own tsconfig has it; a user of the built package compiles against its
+ * .d.ts files and does not), added to the guide's options here.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { checkExchange, codeBlocks, httpExchanges, metaAttributes, type CodeBlock } from './support/doc-examples.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const GUIDE = 'docs/guide.md';
+const DOC_ORIGIN = 'http://127.0.0.1:3000';
+const blocks = codeBlocks(readFileSync(join(root, GUIDE), 'utf8'));
+
+/** The project's files block by block: each state the guide shows, the last one finished. */
+function states(): { states: Map<string, string>[]; final: Map<string, string> } {
+  const out: Map<string, string>[] = [];
+  let current = new Map<string, string>();
+  for (const block of blocks) {
+    const file = metaAttributes(block.meta)['file'];
+    if (file === undefined) continue;
+    if (current.has(file)) out.push(new Map(current));
+    current = new Map(current);
+    current.set(file, block.text);
+  }
+  out.push(current);
+  return { states: out, final: current };
+}
+
+const { states: shown, final } = states();
+
+let work = '';
+let project = '';
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: 300_000,
+    env: { ...childEnv(), npm_config_update_notifier: 'false', ...env },
+  });
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** This process's environment without what would make a child `node --test` report to this runner. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env['NODE_TEST_CONTEXT'];
+  return env;
+}
+
+function writeProject(dir: string, files: Map<string, string>): void {
+  for (const [file, text] of files) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+}
+
+before(() => {
+  work = mkdtempSync(join(tmpdir(), 'eventide-guide-'));
+  // One node_modules above every state: eventide as its sources, the rest linked.
+  const lib = join(work, 'node_modules', 'eventide');
+  mkdirSync(lib, { recursive: true });
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    exports: Record<string, { import: string } | string>;
+  };
+  const exportsMap: Record<string, string> = {};
+  for (const [key, value] of Object.entries(pkg.exports))
+    exportsMap[key] =
+      typeof value === 'string' ? value : value.import.replace(/^\.\/dist\//, './src/').replace(/\.js$/, '.ts');
+  writeFileSync(
+    join(lib, 'package.json'),
+    JSON.stringify({ name: 'eventide', version: '0.0.0-src', type: 'module', exports: exportsMap }),
+  );
+  symlinkSync(join(root, 'src'), join(lib, 'src'), 'dir');
+  symlinkSync(join(root, 'bin'), join(lib, 'bin'), 'dir');
+  for (const name of [
+    'kysely',
+    'better-sqlite3',
+    'tsx',
+    'typescript',
+    '@types',
+    'swagger-ui-dist',
+    'pino',
+    'prom-client',
+  ])
+    symlinkSync(join(root, 'node_modules', name), join(work, 'node_modules', name), 'dir');
+  mkdirSync(join(work, 'node_modules', '.bin'));
+  symlinkSync(join(root, 'node_modules', 'typescript', 'bin', 'tsc'), join(work, 'node_modules', '.bin', 'tsc'));
+  symlinkSync(join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(work, 'node_modules', '.bin', 'tsx'));
+  shown.forEach((files, k) => writeProject(join(work, `state-${k}`), files));
+  project = join(work, `state-${shown.length - 1}`);
+});
+
+after(() => {
+  if (work !== '') rmSync(work, { recursive: true, force: true });
+});
+
+test('the guide: files, responses and commands are annotated as the convention says', () => {
+  for (const f of ['package.json', 'tsconfig.json', 'src/db.ts', 'src/app.ts', 'src/server.ts', 'test/books.test.ts'])
+    assert.ok(final.has(f), `the guide writes ${f}`);
+  assert.ok(shown.length >= 3, 'the guide shows the project in several states');
+  const code = blocks.filter((b) => ['ts', 'typescript', 'json'].includes(b.lang));
+  for (const b of code) assert.ok(metaAttributes(b.meta)['file'], `${GUIDE}:${b.line}: a code block names its file`);
+  assert.ok(blocks.filter((b) => b.lang === 'http').length >= 3, 'the guide shows responses');
+  const pkg = JSON.parse(final.get('package.json') as string) as { type: string };
+  assert.equal(pkg.type, 'module');
+});
+
+test('every package the project imports is in the guide`s npm install lines', () => {
+  const installed = new Set(
+    blocks
+      .filter((b: CodeBlock) => b.lang === 'sh')
+      .flatMap((b) => b.text.split('\n'))
+      .filter((l) => /^npm install\b/.test(l))
+      .flatMap((l) => l.split(/\s+/).slice(2))
+      .filter((w) => !w.startsWith('-')),
+  );
+  const imported = new Set<string>();
+  for (const [file, text] of final)
+    if (file.endsWith('.ts'))
+      for (const m of text.matchAll(/from '([^'.][^']*)'/g)) {
+        const spec = m[1] as string;
+        if (spec.startsWith('node:')) continue;
+        imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string));
+      }
+  for (const name of [...imported, 'typescript', 'tsx', '@types/node', 'better-sqlite3', 'pino', 'prom-client'])
+    assert.ok(installed.has(name), `npm install ${name}`);
+});
+
+test('every state of the project type-checks under strict and noUncheckedIndexedAccess', () => {
+  const fileNames: string[] = [];
+  let options: ts.CompilerOptions | null = null;
+  shown.forEach((_, k) => {
+    const dir = join(work, `state-${k}`);
+    const config = ts.readConfigFile(join(dir, 'tsconfig.json'), (p) => ts.sys.readFile(p));
+    assert.equal(config.error, undefined);
+    const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, dir);
+    assert.deepEqual(parsed.errors, []);
+    assert.equal(parsed.options.strict, true, 'strict');
+    assert.equal(parsed.options.noUncheckedIndexedAccess, true, 'noUncheckedIndexedAccess');
+    options ??= parsed.options;
+    fileNames.push(...parsed.fileNames);
+  });
+  assert.ok(options !== null);
+  const program = ts.createProgram(fileNames, {
+    ...(options as ts.CompilerOptions),
+    noEmit: true,
+    lib: [...((options as ts.CompilerOptions).lib ?? []), 'lib.es2024.string.d.ts'],
+  });
+  const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => {
+    const where =
+      d.file && d.start !== undefined
+        ? `${d.file.fileName.replace(`${work}/`, '')}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}`
+        : '';
+    return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+  });
+  assert.deepEqual(diagnostics, []);
+});
+
+test('the finished project: npm test passes (its tests use api.inject())', () => {
+  const out = run('npm', ['test'], project);
+  assert.match(out, /# pass [1-9]/);
+  assert.match(out, /# fail 0/);
+});
+
+let built = false;
+/** `npm run build`, once: `tsc -p tsconfig.build.json`, with the ES2024.String lib the linked sources need (see above). */
+function build(): void {
+  if (built) return;
+  const script = (JSON.parse(final.get('package.json') as string) as { scripts: Record<string, string> }).scripts[
+    'build'
+  ];
+  assert.equal(script, 'tsc -p tsconfig.build.json');
+  const tsc = join(work, 'node_modules', 'typescript', 'bin', 'tsc');
+  run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--lib', 'es2023,es2024.string'], project);
+  built = true;
+}
+
+test('the finished project: the build compiles src/ into dist/', () => {
+  build();
+  for (const f of ['dist/app.js', 'dist/server.js', 'dist/db.js'])
+    assert.ok(readFileSync(join(project, f)).length > 0, f);
+});
+
+/** Starts `node --import tsx dist/server.js` with `env`; resolves with the process and its first stdout line. */
+async function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'dist/server.js'], {
+    cwd: project,
+    env: { ...childEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (c: string) => (err += c));
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (c: string) => (out += c));
+  const line = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no line from the server: ${out}`)), 60_000);
+    child.stdout?.on('data', () => {
+      if (out.includes('\n')) {
+        clearTimeout(timer);
+        resolve(out.split('\n')[0] as string);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}): ${out}${err}`));
+    });
+  });
+  return { child, line };
+}
+
+test('dist/server.js on port 0 answers every request of the guide as shown', async () => {
+  build();
+  const { child, line } = await startServer({ PORT: '0', BOOKS_DB: join(work, 'books.sqlite3') });
+  try {
+    const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)\/$/.exec(line);
+    assert.ok(m !== null, line);
+    const origin = m[1] as string;
+    let count = 0;
+    for (const block of blocks.filter((b) => b.lang === 'http'))
+      for (const ex of httpExchanges(block)) {
+        await checkExchange(GUIDE, ex, origin, DOC_ORIGIN);
+        count++;
+      }
+    assert.ok(count >= 8, `${count} requests`);
+  } finally {
+    child.kill('SIGTERM');
+    if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+  }
+});
+
+test('dist/server.js on a port that is taken exits with status 1 and says why', async () => {
+  build();
+  const holder = createServer();
+  holder.listen(0, '127.0.0.1');
+  await once(holder, 'listening');
+  const port = (holder.address() as AddressInfo).port;
+  try {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'dist/server.js'], {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...childEnv(), PORT: String(port), BOOKS_DB: join(work, 'taken.sqlite3') },
+    });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
+  } finally {
+    holder.close();
+  }
+});

@@ -172,6 +172,19 @@ export function requestSet(version: ApiVersion, links: RealLinks): RequestCase[]
     add(url, 406, 'an Accept the API cannot satisfy', { headers: { ...headers, Accept: 'application/xml' } });
   }
   add('/page/items/', 405, 'a method the view does not have', { method: 'POST', request: 'invalid' });
+  for (const accept of ['*/*', 'application/*', 'application/json, text/html;q=0.9', 'application/json; indent=4'])
+    add('/page/items/', 200, `Accept: ${accept} (JSON)`, { headers: { Accept: accept } });
+  add('/page/items/', 200, 'Accept: text/* (the browsable API)', { headers: { Accept: 'text/*' } });
+  add('/page/items/?page=abc', 404, 'an invalid page in the browsable API', {
+    headers: { Accept: 'text/html' },
+    request: 'invalid',
+  });
+  add('/cursor-relay/items/?first=0', 400, 'an invalid first in the browsable API', {
+    headers: { Accept: 'text/html' },
+    request: 'invalid',
+  });
+  // HEAD is checked by the harness (status declared), not by Prism: its parameters are not checked.
+  add('/page/items/?page=abc', 404, 'HEAD of an invalid page', { method: 'HEAD', request: 'either' });
 
   // Page numbers (3 pages of 10 in the data set).
   for (const list of ['/page/items/', '/link/items/', `/versioned/${version}/items/`]) {
@@ -290,6 +303,8 @@ export function requestSet(version: ApiVersion, links: RealLinks): RequestCase[]
   add(`${detail}/999999999/`, 404, 'a missing item: Not found.');
   add(`${detail}/999999999/`, 404, 'a missing item in the browsable API', { headers: { Accept: 'text/html' } });
   add(`${detail}/0/`, 404, 'item 0: Not found.', { request: 'either' });
+  add(`${detail}/999999999/`, 404, 'HEAD of a missing item', { method: 'HEAD' });
+  add(`${detail}/999999999/`, 200, 'OPTIONS of a missing item (the view, not the object)', { method: 'OPTIONS' });
   add(`${detail}/abc/`, 404, 'an id that is no number: no route', { request: 'invalid' });
 
   // Versions: the other version's paths, versions nobody serves, in each scheme.

@@ -23,6 +23,8 @@
  *
  * The worker side is {@link workerMessage}: a worker reports `ready` once it
  * accepts connections and stops when it receives `stop` (or SIGTERM/SIGINT).
+ * A worker that cannot start may report `failed` with the reason before it
+ * exits: the supervisor's line about its exit then ends with that reason.
  *
  * @module
  */
@@ -35,19 +37,23 @@ import cluster, { type Worker } from 'node:cluster';
  * process.send?.(supervisorMessage('ready'));
  * ```
  */
-export type SupervisorMessageKind = 'ready' | 'stop';
+export type SupervisorMessageKind = 'ready' | 'stop' | 'failed';
 
 /**
- * The message object of a kind.
+ * The message object of a kind; `failed` carries the reason (one line).
  * @example
  * ```ts
  * import cluster from 'node:cluster';
  * const worker = cluster.fork();
  * worker.send(supervisorMessage('stop'));
+ * process.send?.(supervisorMessage('failed', 'cannot load the app /srv/app.js: no such file'));
  * ```
  */
-export function supervisorMessage(kind: SupervisorMessageKind): { eventide: SupervisorMessageKind } {
-  return { eventide: kind };
+export function supervisorMessage(
+  kind: SupervisorMessageKind,
+  reason?: string,
+): { eventide: SupervisorMessageKind; reason?: string } {
+  return reason === undefined ? { eventide: kind } : { eventide: kind, reason };
 }
 
 /**
@@ -61,7 +67,13 @@ export function supervisorMessage(kind: SupervisorMessageKind): { eventide: Supe
 export function workerMessage(m: unknown): SupervisorMessageKind | null {
   if (typeof m !== 'object' || m === null) return null;
   const kind = (m as { eventide?: unknown }).eventide;
-  return kind === 'ready' || kind === 'stop' ? kind : null;
+  return kind === 'ready' || kind === 'stop' || kind === 'failed' ? kind : null;
+}
+
+/** The reason of a `failed` message (one line, at most 500 characters), or null. */
+function failureReason(m: unknown): string | null {
+  const reason = (m as { reason?: unknown }).reason;
+  return typeof reason === 'string' ? (reason.split('\n')[0] ?? '').slice(0, 500) : null;
 }
 
 /**
@@ -117,6 +129,8 @@ interface WorkerState {
   ready: boolean;
   /** The supervisor asked it to stop: its exit is no crash. */
   expected: boolean;
+  /** What it reported before failing to start, or null. */
+  failure: string | null;
   whenReady: Promise<boolean>;
   settleReady: (ok: boolean) => void;
   exited: Promise<void>;
@@ -325,6 +339,7 @@ export class WorkerSupervisor {
       pid: w.process.pid ?? -1,
       ready: false,
       expected: false,
+      failure: null,
       whenReady,
       settleReady,
       exited,
@@ -341,7 +356,9 @@ export class WorkerSupervisor {
       w.process.kill('SIGKILL');
     }, this.#o.startTimeoutMs);
     w.on('message', (m: unknown) => {
-      if (workerMessage(m) !== 'ready' || st.ready) return;
+      const kind = workerMessage(m);
+      if (kind === 'failed') st.failure = failureReason(m);
+      if (kind !== 'ready' || st.ready) return;
       st.ready = true;
       if (st.timer !== null) clearTimeout(st.timer);
       st.timer = null;
@@ -368,7 +385,7 @@ export class WorkerSupervisor {
       this.#checkFinished();
       return;
     }
-    const how = signal !== null ? `signal ${signal}` : `exit code ${code ?? '?'}`;
+    const how = `${signal !== null ? `signal ${signal}` : `exit code ${code ?? '?'}`}${st.failure !== null ? `: ${st.failure}` : ''}`;
     if (this.#phase === 'starting') {
       this.#o.log(`worker ${slot.n} (pid ${st.pid}) failed to start (${how})`);
       void this.stop(1);

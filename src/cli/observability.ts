@@ -5,9 +5,10 @@
  *
  * - `GET /healthz`: 200 `{"status":"ok"}` whenever the process answers.
  * - `GET /readyz`: 200 `{"status":"ready"}` when the database answers
- *   `SELECT 1 FROM item LIMIT 1` within the deadline; 503 `{"status":"unavailable",...}` when
+ *   `SELECT id FROM item LIMIT 1` within the deadline; 503 `{"status":"unavailable",...}` when
  *   it fails or is too slow, and 503 `{"status":"shutting down"}` from
- *   SIGTERM/SIGINT until the listener closes.
+ *   SIGTERM/SIGINT until the listener closes. With `--app` the module's
+ *   `ready()` stands for the database (`{"status":"unavailable","problem":...}`).
  * - `GET /metrics`: the Prometheus text format (prom-client). Counters of
  *   the API's requests by method, route (the URL name, `<unmatched>` for
  *   none) and status; a latency histogram by method and route; the open
@@ -23,7 +24,6 @@
  * @module
  */
 import cluster from 'node:cluster';
-import { sql } from 'kysely';
 import type { Counter, Histogram, Registry } from 'prom-client';
 import type * as Prom from 'prom-client';
 import { loadOptional } from '../sql/drivers.js';
@@ -189,7 +189,7 @@ export function clusterMetricsClient(registry: Registry, timeoutMs = 6000): () =
 }
 
 /**
- * Whether the demo database answers a trivial query (`SELECT 1 FROM item
+ * Whether the demo database answers a trivial query (`SELECT id FROM item
  * LIMIT 1`: the connection works and the table is there) within
  * `deadlineMs`: null when it does, the reason otherwise.
  * @example
@@ -205,11 +205,7 @@ export async function databaseProblem(db: DemoDatabaseHandle, deadlineMs: number
     timer = setTimeout(() => resolve(`no answer within ${deadlineMs} ms`), deadlineMs);
   });
   try {
-    const probe = db.db
-      .selectFrom('item')
-      .select(sql<number>`1`.as('one'))
-      .limit(1)
-      .execute();
+    const probe = db.db.selectFrom('item').select('id').limit(1).execute();
     return await Promise.race([probe.then(() => null), late]);
   } catch (e) {
     return (e as Error).message || String(e);
@@ -226,8 +222,10 @@ export async function databaseProblem(db: DemoDatabaseHandle, deadlineMs: number
  * ```
  */
 export interface HealthRoutes {
-  /** Null when ready; otherwise why not (the database). */
+  /** Null when ready; otherwise why not (the database, or an app's `ready()`). */
   problem(): Promise<string | null>;
+  /** The field of the 503 body that holds the problem (default `database`). */
+  problemField?: string;
   /** The Prometheus text of `/metrics`. */
   metrics(): Promise<string>;
   /** True from the stop signal on. */
@@ -267,7 +265,11 @@ export function installHealthRoutes(http: EventHttp, routes: HealthRoutes): void
           req,
           503,
           JSON_TYPE,
-          JSON.stringify(problem === null ? { status: 'shutting down' } : { status: 'unavailable', database: problem }),
+          JSON.stringify(
+            problem === null
+              ? { status: 'shutting down' }
+              : { status: 'unavailable', [routes.problemField ?? 'database']: problem },
+          ),
         );
     });
   });

@@ -7,6 +7,11 @@
  * given to {@link parseServeArgs}, then {@link SERVE_DEFAULTS}. An
  * environment variable set to the empty string counts as unset.
  *
+ * With `--app` (or `EVENTIDE_APP`) the command serves that module instead of
+ * the demo: the demo's own options ({@link DEMO_ONLY_OPTIONS}) are refused on
+ * the command line, and their variables (`DATABASE_URL` above all) are left
+ * to the app to read.
+ *
  * @module
  */
 import { parseArgs } from 'node:util';
@@ -22,6 +27,8 @@ import { LOG_LEVELS, type LogFormat, type LogLevel } from './logging.js';
  * ```
  */
 export interface ServeOptions {
+  /** An ES module whose default export is the `RestApi` to serve (or builds it); null: the demo. */
+  app: string | null;
   /** The address to listen on. */
   host: string;
   /** The TCP port; 0 picks a free one. */
@@ -64,6 +71,12 @@ export interface ServeOptions {
   help: boolean;
   /** Internal: this process is a worker started by the primary. */
   worker: boolean;
+  /**
+   * The options the command line or the environment set, by name without
+   * `--` (`compression`, `allowed-hosts`...): with `--app`, the flags that
+   * change the app's settings apply only when given.
+   */
+  given: readonly string[];
 }
 
 /**
@@ -74,6 +87,7 @@ export interface ServeOptions {
  * ```
  */
 export const SERVE_DEFAULTS: Readonly<ServeOptions> = Object.freeze({
+  app: null,
   host: '127.0.0.1',
   port: 8000,
   database: 'eventide-demo.sqlite3',
@@ -95,7 +109,18 @@ export const SERVE_DEFAULTS: Readonly<ServeOptions> = Object.freeze({
   restartWindow: 30,
   help: false,
   worker: false,
+  given: [],
 });
+
+/**
+ * The options of the demo alone: refused on the command line with `--app`
+ * (the app opens its own database), their variables ignored.
+ * @example
+ * ```ts
+ * DEMO_ONLY_OPTIONS.includes('database'); // true
+ * ```
+ */
+export const DEMO_ONLY_OPTIONS: readonly string[] = Object.freeze(['database', 'rows', 'replicas', 'redis']);
 
 /**
  * An invalid command line: the message to print (exit status 2).
@@ -147,6 +172,7 @@ function hostList(label: string, raw: string | undefined): string[] {
  * ```
  */
 export const SERVE_ENV: Readonly<Record<string, string>> = Object.freeze({
+  app: 'EVENTIDE_APP',
   host: 'EVENTIDE_HOST',
   port: 'EVENTIDE_PORT',
   database: 'DATABASE_URL',
@@ -219,6 +245,10 @@ function originList(label: string, raw: string | undefined): '*' | string[] {
 /** Sets option `name` of `o` from `raw`; `label` names it in messages (`--port` or `EVENTIDE_PORT`). */
 function setOption(o: ServeOptions, name: string, raw: string | undefined, label: string): void {
   switch (name) {
+    case 'app':
+      if (raw === undefined || raw === '') throw new UsageError(`${label} needs the path of an ES module`);
+      o.app = raw;
+      return;
     case 'host':
       if (raw === undefined || raw === '') throw new UsageError(`${label} needs an address`);
       o.host = raw;
@@ -322,15 +352,25 @@ export function parseServeArgs(
   } catch (e) {
     throw usageFrom(e as Error & { code?: string });
   }
+  const isApp = 'app' in values || (env[SERVE_ENV['app'] as string] ?? '') !== '' || o.app !== null;
+  const given = new Set<string>();
   for (const [name, variable] of Object.entries(SERVE_ENV)) {
     const raw = env[variable];
-    if (raw !== undefined && raw !== '') setOption(o, name, raw, variable);
+    // With --app, DATABASE_URL and the demo's other variables are the app's to read.
+    if (raw === undefined || raw === '' || (isApp && DEMO_ONLY_OPTIONS.includes(name))) continue;
+    setOption(o, name, raw, variable);
+    given.add(name);
   }
   for (const [name, spec] of Object.entries(PARSE_OPTIONS)) {
-    if (!(name in values) || spec.type !== 'string') continue;
+    if (!(name in values)) continue;
+    if (isApp && DEMO_ONLY_OPTIONS.includes(name))
+      throw new UsageError(`--${name} is an option of the demo; with --app the module opens its own data`);
+    if (name !== 'help' && name !== 'worker') given.add(name);
+    if (spec.type !== 'string') continue;
     setOption(o, name, values[name] as string | undefined, `--${name}`);
   }
-  if (o.replicas.length > 0 && !/^postgres(?:ql)?:\/\//i.test(o.database))
+  o.given = [...given];
+  if (!isApp && o.replicas.length > 0 && !/^postgres(?:ql)?:\/\//i.test(o.database))
     throw new UsageError('--replicas needs a postgres:// --database (the primary)');
   const threshold =
     values['compression-threshold'] !== undefined
@@ -349,6 +389,7 @@ export function parseServeArgs(
 
 /** The options of `eventide serve` as `node:util` `parseArgs` takes them. */
 const PARSE_OPTIONS = {
+  app: { type: 'string' },
   host: { type: 'string' },
   port: { type: 'string' },
   database: { type: 'string' },
@@ -432,11 +473,20 @@ export function defaultAllowedHosts(host: string): string[] {
  */
 export const SERVE_USAGE = `Usage: eventide serve [OPTIONS]
 
-Serves the demo catalog API on EventHttp, with /healthz, /readyz and
-/metrics beside it. Each option can also be set by the environment variable
-in brackets; the command line wins.
+Serves the demo catalog API, or your own RestApi with --app, on EventHttp,
+with /healthz, /readyz and /metrics beside it. Each option can also be set
+by the environment variable in brackets; the command line wins.
 
 Options:
+  --app FILE                serve this ES module instead of the demo: its
+                            default export is a RestApi, or a function (maybe
+                            async) of { worker, env, log } returning one; it
+                            may export ready() (for /readyz) and close()
+                            (called at shutdown); relative to the working
+                            directory; a .ts file needs a loader such as tsx
+                            (node --import tsx). --database, --rows,
+                            --replicas and --redis are the demo's
+                            [EVENTIDE_APP]
   --host ADDRESS            address to listen on (default ${SERVE_DEFAULTS.host})
                             [EVENTIDE_HOST]
   --port N                  TCP port, 0 for a free one (default ${SERVE_DEFAULTS.port})
@@ -460,7 +510,8 @@ Options:
   --allowed-hosts A,B,...   host names accepted in the Host header; '*' accepts
                             any, '.example.com' a domain and its subdomains
                             (default localhost,127.0.0.1,[::1], the --host
-                            address, .example.com); others get 400
+                            address, .example.com; with --app, the app's
+                            ALLOWED_HOSTS); others get 400
                             [EVENTIDE_ALLOWED_HOSTS]
   --compression off|on|CODINGS
                             compress responses of text and JSON (br or gzip,
@@ -503,18 +554,25 @@ status, bytes, duration); the request id is the client's X-Request-Id when
 it is 1..200 printable characters, a new UUID otherwise, and is sent back
 in X-Request-Id. An empty environment variable counts as unset.
 
+With --app, --allowed-hosts, --compression, --cors-origins and
+--trust-proxy replace the matching part of the app's settings when given;
+otherwise the app's settings stand.
+
 Routes beside the API: GET /healthz (200 while the process answers),
-/readyz (200 when the database answers within 1 s; 503 otherwise and from
-SIGTERM on), /metrics (Prometheus text; with --workers, aggregated over
-all workers by the primary).
+/readyz (200 when the database answers within 1 s, or with --app when the
+module's ready() returns null within 1 s; 503 otherwise and from SIGTERM
+on), /metrics (Prometheus text; with --workers, aggregated over all workers
+by the primary).
 
 Signals: SIGINT and SIGTERM stop the service: /readyz answers 503 for
 --shutdown-delay seconds, then the listener closes and the requests in
 flight finish (at most --shutdown-timeout seconds); exit status 0. With
 --workers, SIGHUP replaces the workers one at a time without dropping
-requests; a crashed worker is restarted after 0.1 s, doubling up to 5 s.
-Exit status: 0 after SIGINT/SIGTERM; 1 when the database cannot be opened,
-the port cannot be used, a worker fails to start, or the workers keep
-crashing; 2 for a bad command line or environment variable, or when pino
-or prom-client is not installed (npm install pino prom-client).
+requests (with --app, each new worker imports the module afresh); a
+crashed worker is restarted after 0.1 s, doubling up to 5 s.
+Exit status: 0 after SIGINT/SIGTERM; 1 when the database or the --app
+module cannot be opened, the port cannot be used, a worker fails to start,
+or the workers keep crashing; 2 for a bad command line or environment
+variable, or when pino or prom-client is not installed (npm install pino
+prom-client).
 `;

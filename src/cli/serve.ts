@@ -1,8 +1,9 @@
 /**
- * `eventide serve`: the demo catalog API on EventHttp.
+ * `eventide serve`: the demo catalog API, or your own `RestApi` (`--app
+ * FILE`, see `serve-app.ts`), on EventHttp.
  *
  * ```text
- * eventide serve [--host 127.0.0.1] [--port 8000] [--database FILE|postgres://...]
+ * eventide serve [--app FILE] [--host 127.0.0.1] [--port 8000] [--database FILE|postgres://...]
  *                [--rows 100000] [--workers N] [--allowed-hosts A,B]
  *                [--shutdown-delay 0] [--shutdown-timeout 10] [--max-restarts 5]
  *                [--restart-window 30] [--log-level info] [--log-format json|pretty]
@@ -31,6 +32,10 @@
  * the host names of `--allowed-hosts` (default: the loopback names, the
  * `--host` address and `.example.com`).
  *
+ * With `--app` the same applies to the module's API: each serving process
+ * imports the module, `/readyz` asks its `ready()`, and its `close()` runs
+ * once the requests in flight have finished at shutdown.
+ *
  * @module
  */
 import cluster from 'node:cluster';
@@ -39,10 +44,9 @@ import { once } from 'node:events';
 import type { Logger } from 'pino';
 import { EventBase } from '../event/base.js';
 import { EventHttp } from '../http/server.js';
-import { openDemoDatabase, type DemoDatabaseHandle } from './demo-data.js';
-import { connectRedisCountStore, type RedisCountStore } from '../sql/redis-count.js';
-import type { AccessLogEntry } from '../rest/api.js';
-import { buildDemoApi } from './demo.js';
+import type { DemoDatabaseHandle } from './demo-data.js';
+import type { RedisCountStore } from '../sql/redis-count.js';
+import type { AccessLogEntry, RestApi } from '../rest/api.js';
 import { supervisorMessage, workerMessage, WorkerSupervisor } from './cluster.js';
 import { accessLogger, createServeLogger, logProcessWarnings, missingServePackages } from './logging.js';
 import {
@@ -52,6 +56,7 @@ import {
   serveClusterMetrics,
   ServeMetrics,
 } from './observability.js';
+import { appFile, appProblem, loadServeApp, servedAppApi } from './serve-app.js';
 import { defaultAllowedHosts, parseServeArgs, SERVE_USAGE, UsageError, type ServeOptions } from './serve-options.js';
 
 export {
@@ -72,6 +77,9 @@ const READY_DEADLINE_MS = 1000;
 
 /** The response header of the request id. */
 const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** How long a process that served an app may take to exit by itself once serving has ended (ms). */
+const EXIT_GRACE_MS = 1000;
 
 /** The environment variable that tells a worker its number (set by the supervisor). */
 const WORKER_NUMBER_ENV = 'EVENTIDE_WORKER_NUMBER';
@@ -122,10 +130,13 @@ function shownDatabase(database: string): string {
 
 function announce(log: Logger, o: ServeOptions, port: number, description: string): void {
   const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/`;
-  log.info({ url, port }, `eventide demo API listening on ${url} (${description})`);
+  const what = o.app !== null ? 'eventide API' : 'eventide demo API';
+  log.info({ url, port }, `${what} listening on ${url} (${description})`);
 }
 
+// The demo's modules (and kysely, the SQL drivers, ioredis) are loaded only to serve the demo, not for --app.
 async function openDb(o: ServeOptions, log: Logger, seedQuietly: boolean): Promise<DemoDatabaseHandle> {
+  const { openDemoDatabase } = await import('./demo-data.js');
   return openDemoDatabase(o.database, {
     rows: o.rows,
     ...(o.replicas.length > 0 ? { replicas: o.replicas, logger: log } : {}),
@@ -133,36 +144,131 @@ async function openDb(o: ServeOptions, log: Logger, seedQuietly: boolean): Promi
   });
 }
 
-function cannotOpen(log: Logger, o: ServeOptions, e: unknown): void {
-  log.fatal(
-    { err: e, database: shownDatabase(o.database) },
-    `eventide serve: cannot open the database ${shownDatabase(o.database)}: ${(e as Error).message}`,
-  );
+function cannotOpen(log: Logger, o: ServeOptions, e: unknown): string {
+  const line = `cannot open the database ${shownDatabase(o.database)}: ${(e as Error).message}`;
+  log.fatal({ err: e, database: shownDatabase(o.database) }, `eventide serve: ${line}`);
+  return line;
 }
 
-/** What the health routes of a serving process read. */
-interface ServingState {
-  stopping: boolean;
-  /** With `--redis`: the count cache every process and host shares. */
-  countStore?: RedisCountStore | null;
+/** The command's hooks on the API it serves: metrics and access log, logger. */
+interface ServeHooks {
+  onResponse: (e: AccessLogEntry) => void;
+  logger: Logger;
+}
+
+/** What a serving process serves: the demo over its database, or an `--app` module. */
+interface Served {
+  /** What the announcement says is served. */
+  readonly description: string;
+  /** The API with the command's hooks. */
+  api(hooks: ServeHooks): RestApi;
+  /** What `/readyz` reports (null: ready). */
+  problem(): Promise<string | null>;
+  /** The field of `/readyz`'s 503 body that holds the problem. */
+  readonly problemField: string;
+  /** Releases what it opened, once the requests in flight have finished. */
+  close(): Promise<void>;
 }
 
 /** The shared count cache of `--redis` (Redis unreachable: a warning, and counts stay local), or null. */
 async function openCountStore(o: ServeOptions, log: Logger): Promise<RedisCountStore | null> {
   if (o.redis === null) return null;
+  const { connectRedisCountStore } = await import('../sql/redis-count.js');
   return connectRedisCountStore({ url: o.redis, prefix: 'eventide:demo:count:', logger: log });
 }
 
+/** The demo over its database (and `--redis`'s count cache), or the logged reason it cannot open. */
+async function openDemo(o: ServeOptions, log: Logger, seedQuietly: boolean): Promise<Served | string> {
+  let db: DemoDatabaseHandle;
+  try {
+    db = await openDb(o, log, seedQuietly);
+  } catch (e) {
+    return cannotOpen(log, o, e);
+  }
+  const countStore = await openCountStore(o, log);
+  const { buildDemoApi } = await import('./demo.js');
+  return {
+    description: describeDb(o, db),
+    api: (hooks) =>
+      buildDemoApi(db.items(), {
+        ...(countStore ? { countStore } : {}),
+        trustProxy: o.trustProxy,
+        allowedHosts: o.allowedHosts ?? defaultAllowedHosts(o.host),
+        onResponse: hooks.onResponse,
+        logger: hooks.logger,
+        requestIdHeader: REQUEST_ID_HEADER,
+        compression: o.compression && { encodings: o.compression, threshold: o.compressionThreshold },
+        cors: o.corsOrigins && { allowedOrigins: o.corsOrigins },
+      }),
+    problem: () => databaseProblem(db, READY_DEADLINE_MS),
+    problemField: 'database',
+    close: async () => {
+      await countStore?.close();
+      await db.close();
+    },
+  };
+}
+
+/** The `--app` module, imported and checked, or the logged reason it cannot be served. */
+async function openApp(o: ServeOptions, app: string, log: Logger, worker: number | null): Promise<Served | string> {
+  const failed = (problem: string): string => {
+    log.fatal(`eventide serve: ${problem}`);
+    return problem;
+  };
+  const file = appFile(app);
+  if (typeof file !== 'string') return failed(file.problem);
+  const loaded = await loadServeApp(file, { worker, env: process.env, log });
+  if ('problem' in loaded) return failed(loaded.problem);
+  const api = (hooks: ServeHooks): RestApi =>
+    servedAppApi(loaded.api, { options: o, ...hooks, requestIdHeader: REQUEST_ID_HEADER });
+  try {
+    // The flags laid over the app's settings, checked before anything listens.
+    api({ onResponse: () => {}, logger: log.child({}, { level: 'silent' }) });
+  } catch (e) {
+    await loaded.close?.();
+    return failed(`cannot serve the app ${file} with these options: ${(e as Error).message}`);
+  }
+  return {
+    description: `app ${file}`,
+    api,
+    problem: () => appProblem(loaded.ready, READY_DEADLINE_MS),
+    problemField: 'problem',
+    close: async () => {
+      await loaded.close?.();
+    },
+  };
+}
+
+function openServed(
+  o: ServeOptions,
+  log: Logger,
+  worker: number | null,
+  seedQuietly: boolean,
+): Promise<Served | string> {
+  return o.app !== null ? openApp(o, o.app, log, worker) : openDemo(o, log, seedQuietly);
+}
+
+/** Closes what was served; false (logged) when the app's `close()` failed. */
+async function closeServed(served: Served, log: Logger): Promise<boolean> {
+  try {
+    await served.close();
+    return true;
+  } catch (e) {
+    log.error({ err: e }, `eventide serve: close() failed: ${(e as Error).message}`);
+    return false;
+  }
+}
+
 /**
- * The demo API, `/healthz`, `/readyz` and `/metrics` on an EventHttp of a
+ * The API, `/healthz`, `/readyz` and `/metrics` on an EventHttp of a
  * new EventBase (not dispatching yet). `aggregate` (in a worker) gives the
  * metrics of all workers; without it `/metrics` is this process's.
  */
 function startHttp(
   o: ServeOptions,
-  db: DemoDatabaseHandle,
+  served: Served,
   log: Logger,
-  state: ServingState,
+  stopping: () => boolean,
   aggregate: ((metrics: ServeMetrics) => () => Promise<string>) | null,
 ): { http: EventHttp; base: EventBase } {
   const base = new EventBase();
@@ -173,24 +279,16 @@ function startHttp(
     metrics.observe(e);
     access?.(e);
   };
-  const api = buildDemoApi(db.items(), {
-    ...(state.countStore ? { countStore: state.countStore } : {}),
-    trustProxy: o.trustProxy,
-    allowedHosts: o.allowedHosts ?? defaultAllowedHosts(o.host),
-    onResponse,
-    logger: log,
-    requestIdHeader: REQUEST_ID_HEADER,
-    compression: o.compression && { encodings: o.compression, threshold: o.compressionThreshold },
-    cors: o.corsOrigins && { allowedOrigins: o.corsOrigins },
-  });
+  const api = served.api({ onResponse, logger: log });
   http.setTimeout(60);
   http.setLogger(log);
   api.serve(http);
   const allMetrics = aggregate !== null ? aggregate(metrics) : () => metrics.registry.metrics();
   installHealthRoutes(http, {
-    problem: () => databaseProblem(db, READY_DEADLINE_MS),
+    problem: () => served.problem(),
+    problemField: served.problemField,
     metrics: allMetrics,
-    stopping: () => state.stopping,
+    stopping,
   });
   return { http, base };
 }
@@ -220,15 +318,10 @@ function stopSignal(): Promise<NodeJS.Signals> {
 /** One process: binds the port itself. */
 async function runSingle(o: ServeOptions): Promise<number> {
   const log = loggerFor(o, null);
-  let db: DemoDatabaseHandle;
-  try {
-    db = await openDb(o, log, false);
-  } catch (e) {
-    cannotOpen(log, o, e);
-    return 1;
-  }
-  const state: ServingState = { stopping: false, countStore: await openCountStore(o, log) };
-  const { http, base } = startHttp(o, db, log, state, null);
+  const served = await openServed(o, log, null, false);
+  if (typeof served === 'string') return 1;
+  let stopping = false;
+  const { http, base } = startHttp(o, served, log, () => stopping, null);
   let listening = http.bind(o.host, o.port);
   let why = '';
   if (listening) {
@@ -241,34 +334,46 @@ async function runSingle(o: ServeOptions): Promise<number> {
   if (!listening) {
     log.fatal({ host: o.host, port: o.port }, `eventide serve: cannot listen on ${o.host}:${o.port}${why}`);
     http.free();
-    await db.close();
+    await closeServed(served, log);
     return 1;
   }
   const running = base.dispatch();
   // Handlers first, then the announcement: a supervisor may signal as soon as it reads it.
   const stopped = stopSignal();
-  announce(log, o, http.getBoundPorts()[0] as number, describeDb(o, db));
+  announce(log, o, http.getBoundPorts()[0] as number, served.description);
   const signal = await stopped;
-  state.stopping = true;
+  stopping = true;
   log.info({ signal, shutdownDelay: o.shutdownDelay }, 'eventide serve: shutting down');
   if (o.shutdownDelay > 0) await sleep(o.shutdownDelay * 1000);
   await shutdownWithin(http, o.shutdownTimeout);
   await running;
-  await state.countStore?.close();
-  await db.close();
+  const closed = await closeServed(served, log);
   log.info('eventide serve: shut down');
-  return 0;
+  return closed ? 0 : 1;
+}
+
+/** Sends a message to the primary and resolves once it is sent (or cannot be). */
+function tellPrimary(message: object): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.send === undefined || !process.connected) return resolve();
+    try {
+      process.send(message, undefined, {}, () => resolve());
+    } catch {
+      resolve();
+    }
+  });
 }
 
 /** A worker of the primary: listens through node:cluster (the port is shared), reports ready, stops when asked. */
 async function runWorker(o: ServeOptions): Promise<number> {
   const n = Number(process.env[WORKER_NUMBER_ENV]);
-  const log = loggerFor(o, Number.isInteger(n) && n > 0 ? n : (cluster.worker?.id ?? null));
+  const worker = Number.isInteger(n) && n > 0 ? n : (cluster.worker?.id ?? null);
+  const log = loggerFor(o, worker);
   // Stop requests count from the start: the primary may ask while this worker is still opening the database.
   let requestStop: () => void = () => {};
   const stopRequested = new Promise<void>((resolve) => (requestStop = resolve));
-  const state: ServingState = { stopping: false };
-  void stopRequested.then(() => (state.stopping = true));
+  let stopping = false;
+  void stopRequested.then(() => (stopping = true));
   process.on('message', (m: unknown) => {
     if (workerMessage(m) === 'stop') requestStop();
   });
@@ -276,32 +381,39 @@ async function runWorker(o: ServeOptions): Promise<number> {
   // A terminal's hangup reaches the whole process group; reloading is the primary's business.
   process.on('SIGHUP', () => {});
 
-  let db: DemoDatabaseHandle;
-  try {
-    db = await openDb(o, log, true);
-  } catch (e) {
-    cannotOpen(log, o, e);
+  const served = await openServed(o, log, worker, true);
+  if (typeof served === 'string') {
+    await tellPrimary(supervisorMessage('failed', served));
+    cluster.worker?.disconnect();
     return 1;
   }
   const server = createServer({ pauseOnConnect: true, allowHalfOpen: true, keepAlive: true });
   try {
-    if (state.stopping) throw new Error('stopped while starting');
+    if (stopping) throw new Error('stopped while starting');
     server.listen({ host: o.host, port: o.port });
     await once(server, 'listening');
   } catch (e) {
-    if (!state.stopping)
-      log.fatal({ err: e }, `eventide serve: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`);
+    if (!stopping) {
+      const line = `cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`;
+      log.fatal({ err: e }, `eventide serve: ${line}`);
+      await tellPrimary(supervisorMessage('failed', line));
+    }
     server.close();
-    await db.close();
+    await closeServed(served, log);
     cluster.worker?.disconnect();
-    return state.stopping ? 0 : 1;
+    return stopping ? 0 : 1;
   }
-  state.countStore = await openCountStore(o, log);
   // No await between 'listening' and accept(): no connection can arrive in between.
-  const { http, base } = startHttp(o, db, log, state, (m) => clusterMetricsClient(m.registry));
+  const { http, base } = startHttp(
+    o,
+    served,
+    log,
+    () => stopping,
+    (m) => clusterMetricsClient(m.registry),
+  );
   if (!http.accept(server)) throw new Error('EventHttp cannot accept on the shared server');
   const running = base.dispatch();
-  if (!state.stopping) process.send?.(supervisorMessage('ready'));
+  if (!stopping) process.send?.(supervisorMessage('ready'));
   await stopRequested;
   // Not ready any more, still serving for --shutdown-delay; then stop accepting,
   // read what was accepted last, and shut down within the deadline.
@@ -311,11 +423,10 @@ async function runWorker(o: ServeOptions): Promise<number> {
   await sleep(lameDuck);
   await shutdownWithin(http, Math.max(0, o.shutdownTimeout - lameDuck / 1000));
   await running;
-  await state.countStore?.close();
-  await db.close();
+  const closed = await closeServed(served, log);
   // The IPC channel would keep this process alive.
   cluster.worker?.disconnect();
-  return 0;
+  return closed ? 0 : 1;
 }
 
 /**
@@ -343,32 +454,9 @@ function supervisorLevel(line: string): 'info' | 'warn' | 'error' {
   return /died|killing|stopped|ignored/.test(line) ? 'warn' : 'info';
 }
 
-/** The primary of `--workers N`. */
-async function runPrimary(o: ServeOptions): Promise<number> {
-  const log = loggerFor(o, null);
-  let description: string;
-  try {
-    const db = await openDb(o, log, false);
-    description = describeDb(o, db);
-    await db.close();
-  } catch (e) {
-    cannotOpen(log, o, e);
-    return 1;
-  }
-  let port: number;
-  try {
-    port = await choosePort(o);
-  } catch (e) {
-    log.fatal({ err: e }, `eventide serve: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`);
-    return 1;
-  }
-  const args = [
-    'serve',
-    '--worker',
-    '--host',
-    o.host,
-    '--port',
-    String(port),
+/** The options of the demo's workers: its data, and every flag (defaults included). */
+function demoWorkerArgs(o: ServeOptions): string[] {
+  return [
     // A DATABASE_URL (maybe with a password) reaches the workers through their environment, not their command line.
     ...(process.env['DATABASE_URL'] === o.database ? [] : ['--database', o.database]),
     // Likewise replicas and Redis given in the environment (EVENTIDE_REPLICAS, EVENTIDE_REDIS_URL).
@@ -385,6 +473,65 @@ async function runPrimary(o: ServeOptions): Promise<number> {
     String(o.rows),
     '--allowed-hosts',
     (o.allowedHosts ?? defaultAllowedHosts(o.host)).join(','),
+  ];
+}
+
+/** The options of an app's workers: the module, and the flags that change its settings only when given. */
+function appWorkerArgs(o: ServeOptions, file: string): string[] {
+  const given = (name: string): boolean => o.given.includes(name);
+  return [
+    '--app',
+    file,
+    ...(given('trust-proxy') && o.trustProxy ? ['--trust-proxy'] : []),
+    ...(given('compression') ? ['--compression', o.compression === null ? 'off' : o.compression.join(',')] : []),
+    ...(given('compression-threshold') ? ['--compression-threshold', String(o.compressionThreshold)] : []),
+    ...(given('cors-origins') && o.corsOrigins !== null
+      ? ['--cors-origins', o.corsOrigins === '*' ? '*' : o.corsOrigins.join(',')]
+      : []),
+    ...(given('allowed-hosts') && o.allowedHosts !== null ? ['--allowed-hosts', o.allowedHosts.join(',')] : []),
+  ];
+}
+
+/** The primary of `--workers N`. */
+async function runPrimary(o: ServeOptions): Promise<number> {
+  const log = loggerFor(o, null);
+  let description: string;
+  let served: string[];
+  if (o.app !== null) {
+    // The workers import the module; the primary only checks that it is there.
+    const file = appFile(o.app);
+    if (typeof file !== 'string') {
+      log.fatal(`eventide serve: ${file.problem}`);
+      return 1;
+    }
+    description = `app ${file}`;
+    served = appWorkerArgs(o, file);
+  } else {
+    try {
+      const db = await openDb(o, log, false);
+      description = describeDb(o, db);
+      await db.close();
+    } catch (e) {
+      cannotOpen(log, o, e);
+      return 1;
+    }
+    served = demoWorkerArgs(o);
+  }
+  let port: number;
+  try {
+    port = await choosePort(o);
+  } catch (e) {
+    log.fatal({ err: e }, `eventide serve: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`);
+    return 1;
+  }
+  const args = [
+    'serve',
+    '--worker',
+    '--host',
+    o.host,
+    '--port',
+    String(port),
+    ...served,
     '--shutdown-timeout',
     String(o.shutdownTimeout),
     '--shutdown-delay',
@@ -456,7 +603,13 @@ export async function serve(args: readonly string[], defaults: Partial<ServeOpti
       );
       return 2;
     }
-    return runWorker(o);
+    const status = await runWorker(o);
+    if (o.app !== null) setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+    return status;
   }
-  return o.workers === 0 ? runSingle(o) : runPrimary(o);
+  const status = await (o.workers === 0 ? runSingle(o) : runPrimary(o));
+  // An app that left a timer or a connection open (no close(), or a close() that missed one)
+  // must not keep a stopped service alive: exit a second after serving ends.
+  if (o.app !== null && o.workers === 0) setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+  return status;
 }

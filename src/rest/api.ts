@@ -101,6 +101,15 @@ function isSettings(s: SettingsInput | Settings): s is Settings {
 }
 
 /**
+ * The package-private method of {@link RestApi} that builds a new API from
+ * an existing one's options (not exported from `eventide/rest`): `eventide
+ * serve --app` lays its access log, request ids, metrics and flags over a
+ * user's API with it.
+ * @internal
+ */
+export const REBUILD: unique symbol = Symbol('eventide.rest.rebuild');
+
+/**
  * A web API: routes, settings, a logger and the request cycle, independent
  * of the transport. Building one validates the settings (start-up errors
  * are {@link ImproperlyConfigured}). `reverse()` with a request it serves
@@ -136,6 +145,8 @@ export class RestApi implements ApiContext {
   readonly #jsonRenderer = new JSONRenderer();
   /** The `CORS` setting at work (null when it is off). */
   readonly #cors: CorsPolicy | null;
+  /** The options it was built with ({@link REBUILD}). */
+  readonly #options: RestApiOptions;
 
   constructor(options: RestApiOptions) {
     this.settings =
@@ -150,6 +161,17 @@ export class RestApi implements ApiContext {
     this.#appendSlash = options.appendSlash ?? true;
     this.#onResponse = options.onResponse ?? null;
     this.#cors = this.settings.CORS !== null ? new CorsPolicy(this.settings.CORS) : null;
+    this.#options = options;
+  }
+
+  /**
+   * A new API over the same routes, built from the options this one was
+   * built with as `change` rewrites them (their `settings` are this API's
+   * validated settings). Package-private: `eventide serve --app`.
+   * @internal
+   */
+  [REBUILD](change: (options: RestApiOptions & { readonly settings: Settings }) => RestApiOptions): RestApi {
+    return new RestApi(change({ ...this.#options, settings: this.settings }));
   }
 
   /**

@@ -24,6 +24,7 @@
  * @module
  */
 export { RestApi, type RestApiOptions, type AccessLogEntry } from './api.js';
+export type { ServeAppContext, ServeAppModule } from './app-module.js';
 export type { InjectOptions, InjectResponse } from './inject.js';
 export { createSettings, checkSettings, type SettingsInput, type SettingsWarning } from './settings.js';
 export {

@@ -94,7 +94,10 @@ test('a port in use: the workers cannot listen and the primary exits with status
     const ex = await run.waitExit(STEP_MS);
     assert.equal(ex.code, 1, run.stderr());
     assert.match(run.stdout(), new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`));
-    assert.match(run.stdout(), /worker \d \(pid \d+\) failed to start \(exit code 1\)/);
+    assert.match(
+      run.stdout(),
+      /worker \d \(pid \d+\) failed to start \(exit code 1: cannot listen on 127\.0\.0\.1:\d+/,
+    );
     assert.doesNotMatch(run.stdout(), /listening on/);
   } finally {
     holder.close();

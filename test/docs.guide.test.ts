@@ -28,10 +28,10 @@
  * node_modules/eventide is a package.json whose exports name src/<entry>/index.ts
  * (with links to src/ and bin/), and the other packages are links to this
  * repository's node_modules. Running the sources needs tsx, so the compiled
- * server runs with `--import tsx` (which only the linked library needs), and
- * type-checking the library's sources needs the `ES2024.String` lib (its
- * own tsconfig has it; a user of the built package compiles against its
- * .d.ts files and does not), added to the guide's options here.
+ * server runs with `--import tsx` (which only the linked library needs).
+ * The project's files are type-checked, the library's only read for their
+ * types (a user of the package compiles against its .d.ts files), and the
+ * compile of `npm run build` is that same program's emit of src/ into dist/.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,7 +40,7 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { checkExchange, codeBlocks, httpExchanges, metaAttributes, type CodeBlock } from './support/doc-examples.js';
@@ -168,7 +168,15 @@ test('every package the project imports is in the guide`s npm install lines', ()
     assert.ok(installed.has(name), `npm install ${name}`);
 });
 
-test('every state of the project type-checks under strict and noUncheckedIndexedAccess', () => {
+let compiled: { diagnostics: string[] } | null = null;
+/**
+ * Type-checks every state in one program (only the project's files: the
+ * library's are read for their types), and emits the finished project's
+ * src/ into its dist/ as `npm run build` does (`tsc -p tsconfig.build.json`:
+ * rootDir src, outDir dist), once.
+ */
+function compile(): { diagnostics: string[] } {
+  if (compiled !== null) return compiled;
   const fileNames: string[] = [];
   let options: ts.CompilerOptions | null = null;
   shown.forEach((_, k) => {
@@ -183,19 +191,43 @@ test('every state of the project type-checks under strict and noUncheckedIndexed
     fileNames.push(...parsed.fileNames);
   });
   assert.ok(options !== null);
+  const build = ts.readConfigFile(join(project, 'tsconfig.build.json'), (p) => ts.sys.readFile(p));
+  const buildOptions = ts.parseJsonConfigFileContent(build.config, ts.sys, project).options;
+  assert.equal(buildOptions.rootDir, join(project, 'src'));
+  assert.equal(buildOptions.outDir, join(project, 'dist'));
+  const out = join(work, 'out');
   const program = ts.createProgram(fileNames, {
     ...(options as ts.CompilerOptions),
-    noEmit: true,
-    lib: [...((options as ts.CompilerOptions).lib ?? []), 'lib.es2024.string.d.ts'],
+    noEmit: false,
+    rootDir: work,
+    outDir: out,
   });
-  const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => {
+  const own = program.getSourceFiles().filter((f) => f.fileName.startsWith(`${work}/state-`));
+  assert.equal(own.length, fileNames.length);
+  const diagnostics = [
+    ...program.getOptionsDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...own.flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)]),
+  ].map((d) => {
     const where =
       d.file && d.start !== undefined
         ? `${d.file.fileName.replace(`${work}/`, '')}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}`
         : '';
     return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
   });
-  assert.deepEqual(diagnostics, []);
+  const finalSrc = join(project, 'src');
+  for (const f of own.filter((x) => x.fileName.startsWith(`${finalSrc}/`)))
+    program.emit(f, (name, text) => {
+      const target = join(project, 'dist', name.slice(join(out, relative(work, finalSrc)).length + 1));
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, text);
+    });
+  compiled = { diagnostics };
+  return compiled;
+}
+
+test('every state of the project type-checks under strict and noUncheckedIndexedAccess', () => {
+  assert.deepEqual(compile().diagnostics, []);
 });
 
 test('the finished project: npm test passes (its tests use api.inject())', () => {
@@ -204,21 +236,12 @@ test('the finished project: npm test passes (its tests use api.inject())', () =>
   assert.match(out, /# fail 0/);
 });
 
-let built = false;
-/** `npm run build`, once: `tsc -p tsconfig.build.json`, with the ES2024.String lib the linked sources need (see above). */
-function build(): void {
-  if (built) return;
+test('the finished project: the build compiles src/ into dist/', () => {
   const script = (JSON.parse(final.get('package.json') as string) as { scripts: Record<string, string> }).scripts[
     'build'
   ];
   assert.equal(script, 'tsc -p tsconfig.build.json');
-  const tsc = join(work, 'node_modules', 'typescript', 'bin', 'tsc');
-  run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--lib', 'es2023,es2024.string'], project);
-  built = true;
-}
-
-test('the finished project: the build compiles src/ into dist/', () => {
-  build();
+  compile();
   for (const f of ['dist/app.js', 'dist/server.js', 'dist/db.js'])
     assert.ok(readFileSync(join(project, f)).length > 0, f);
 });
@@ -253,7 +276,7 @@ async function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProces
 }
 
 test('dist/server.js on port 0 answers every request of the guide as shown', async () => {
-  build();
+  compile();
   const { child, line } = await startServer({ PORT: '0', BOOKS_DB: join(work, 'books.sqlite3') });
   try {
     const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)\/$/.exec(line);
@@ -273,7 +296,7 @@ test('dist/server.js on port 0 answers every request of the guide as shown', asy
 });
 
 test('dist/server.js on a port that is taken exits with status 1 and says why', async () => {
-  build();
+  compile();
   const holder = createServer();
   holder.listen(0, '127.0.0.1');
   await once(holder, 'listening');

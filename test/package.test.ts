@@ -4,7 +4,14 @@
  * optional database drivers), then used from ESM, from CommonJS
  * (`require()`, Node.js >= 20.19) and from strict TypeScript
  * (`skipLibCheck: false`), running the README's web-API snippet for real
- * on 127.0.0.1.
+ * on 127.0.0.1 (and on a port that is taken, where it must exit non-zero).
+ *
+ * README's code: every ```ts block compiles in the consumer project, each
+ * as a module of its own, except that a block whose info string says
+ * `continues` (```ts continues) goes on from the block before it, in the
+ * same module (it uses its names). The web-API block (the one that builds a
+ * `RestApi`) and what continues it also run: with `PORT=0`, and with
+ * `await base.dispatch()` replaced by a bounded run that fetches a page.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,7 +29,11 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { codeBlocks } from './support/doc-examples.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -42,12 +53,46 @@ let work = '';
 let consumer = '';
 let installed = '';
 
-function run(cmd: string, args: string[], cwd: string): string {
+/** README's ```ts blocks, a `continues` block joined to the one before it. */
+function readmeModules(): string[] {
+  const modules: string[] = [];
+  for (const b of codeBlocks(readFileSync(join(root, 'README.md'), 'utf8'))) {
+    if (b.lang !== 'ts' && b.lang !== 'typescript') continue;
+    if (b.meta === 'continues' && modules.length > 0) modules[modules.length - 1] += b.text;
+    else modules.push(b.text);
+  }
+  return modules;
+}
+
+/** The README's web-API module (with what continues it), as JavaScript that serves for a bounded time. */
+function readmeWebApi(): string {
+  const snippet = readmeModules().find((m) => m.includes('new RestApi('));
+  assert.ok(snippet !== undefined, 'the README has the RestApi example');
+  assert.match(snippet, /if \(!http\.bind\('127\.0\.0\.1', port\)\) \{/);
+  assert.match(snippet, /process\.exit\(1\);/);
+  assert.match(snippet, /await base\.dispatch\(\);/);
+  const bounded = snippet.replace(
+    'await base.dispatch();',
+    [
+      'const running = base.dispatch();',
+      'const bound = http.getBoundPorts()[0];',
+      'const fetched = await fetch(`http://127.0.0.1:${bound}/v2/items/`);',
+      'console.log(JSON.stringify({ status: fetched.status, body: await fetched.json() }));',
+      'http.free();',
+      'await running;',
+    ].join('\n'),
+  );
+  return ts.transpileModule(bounded, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+}
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
   const r = spawnSync(cmd, args, {
     cwd,
     encoding: 'utf8',
     timeout: 120_000,
-    env: { ...process.env, npm_config_update_notifier: 'false' },
+    env: { ...process.env, npm_config_update_notifier: 'false', ...env },
   });
   if (r.status !== 0)
     throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
@@ -125,32 +170,10 @@ test('the tarball: LICENSE, CHANGELOG, README, complete source maps, no @interna
 });
 
 test('ESM: every entry loads; event, http and rest load no database driver; the README snippet serves on 127.0.0.1', () => {
-  // The README's web-API example, with port 0 and a bounded run instead of serving for ever.
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const snippet =
-    /```ts\n(import \{ EventBase \} from 'eventide\/event';\nimport \{ EventHttp \} from 'eventide\/http';\nimport \{ RestApi[\s\S]*?)```/.exec(
-      readme,
-    )?.[1];
-  assert.ok(snippet !== undefined, 'the README has the RestApi example');
-  assert.match(snippet, /http\.bind\('127\.0\.0\.1', 8000\);/);
-  assert.match(snippet, /await base\.dispatch\(\);/);
-  const runnable = snippet
-    .replace("http.bind('127.0.0.1', 8000);", "http.bind('127.0.0.1', 0);")
-    .replace(
-      'await base.dispatch();',
-      [
-        'const running = base.dispatch();',
-        'const port = http.getBoundPorts()[0];',
-        'const res = await fetch(`http://127.0.0.1:${port}/v2/items/`);',
-        'console.log(JSON.stringify({ status: res.status, body: await res.json() }));',
-        'http.free();',
-        'await running;',
-      ].join('\n'),
-    )
-    .replace(/static override fields/g, 'static fields')
-    .replace(/override /g, '');
-  writeFileSync(join(consumer, 'readme.mjs'), runnable);
-  const out = JSON.parse(run(process.execPath, ['readme.mjs'], consumer)) as {
+  // The README's web-API example, on port 0 and for a bounded time instead of serving for ever.
+  writeFileSync(join(consumer, 'readme.mjs'), readmeWebApi());
+  const [fetched, injected] = run(process.execPath, ['readme.mjs'], consumer, { PORT: '0' }).trim().split('\n');
+  const out = JSON.parse(fetched as string) as {
     status: number;
     body: { count: number; results: unknown[] };
   };
@@ -164,6 +187,8 @@ test('ESM: every entry loads; event, http and rest load no database driver; the 
       { id: 2, name: 'two' },
     ],
   });
+  // The `continues` block: api.inject() after the server stopped.
+  assert.equal(injected, '200 application/json 2');
 
   writeFileSync(
     join(consumer, 'entries.mjs'),
@@ -213,13 +238,33 @@ test('CommonJS: require() of every entry point works (Node.js >= 20.19)', () => 
   assert.equal(out.trim(), 'function function function function function a');
 });
 
-test('strict TypeScript with skipLibCheck off compiles the README snippet and every entry point', () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const snippet =
-    /```ts\n(import \{ EventBase \} from 'eventide\/event';\nimport \{ EventHttp \} from 'eventide\/http';\nimport \{ RestApi[\s\S]*?)```/.exec(
-      readme,
-    )?.[1] as string;
-  writeFileSync(join(consumer, 'readme.ts'), `${snippet}\nexport {};\n`);
+test('the README snippet on a port that is taken exits with status 1 and says so', async () => {
+  writeFileSync(join(consumer, 'readme-taken.mjs'), readmeWebApi());
+  const holder = createServer();
+  holder.listen(0, '127.0.0.1');
+  await once(holder, 'listening');
+  const port = (holder.address() as AddressInfo).port;
+  try {
+    const r = spawnSync(process.execPath, ['readme-taken.mjs'], {
+      cwd: consumer,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, PORT: String(port) },
+    });
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.equal(r.stderr.trim(), `cannot listen on 127.0.0.1:${port}`);
+  } finally {
+    holder.close();
+  }
+});
+
+test('strict TypeScript with skipLibCheck off compiles every ts block of the README and every entry point', () => {
+  const modules = readmeModules();
+  assert.ok(modules.length >= 4, `${modules.length} README modules`);
+  const names = modules.map((text, k) => {
+    writeFileSync(join(consumer, `readme-${k}.ts`), `${text}\nexport {};\n`);
+    return `readme-${k}.ts`;
+  });
   writeFileSync(
     join(consumer, 'types.ts'),
     [
@@ -245,7 +290,7 @@ test('strict TypeScript with skipLibCheck off compiles the README snippet and ev
         types: ['node'],
         typeRoots: [join(root, 'node_modules', '@types')],
       },
-      files: ['readme.ts', 'types.ts'],
+      files: [...names, 'types.ts'],
     }),
   );
   run(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer);

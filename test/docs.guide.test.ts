@@ -37,6 +37,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -314,3 +315,102 @@ test('dist/server.js on a port that is taken exits with status 1 and says why', 
     holder.close();
   }
 });
+
+test('production: the eventide serve --app command of the guide serves the build with workers, logs and health', async () => {
+  compile();
+  const command = blocks
+    .filter((b) => b.lang === 'sh')
+    .flatMap((b) => b.text.split('\n'))
+    .find((l) => l.includes('npx eventide serve --app'));
+  assert.ok(command !== undefined, 'the guide runs eventide serve --app');
+  const args = command.slice(command.indexOf('npx eventide ') + 'npx eventide '.length).split(/\s+/);
+  assert.deepEqual(args.slice(0, 3), ['serve', '--app', 'dist/app.js']);
+  const option = (name: string): string => {
+    const i = args.indexOf(name);
+    assert.ok(i > 0, `${name} in ${command}`);
+    return args[i + 1] as string;
+  };
+  assert.equal(option('--workers'), '2');
+  const host = option('--allowed-hosts');
+  // On 127.0.0.1 and a free port here; the rest as the guide says.
+  const used = args.map((a, i) => (args[i - 1] === '--port' ? '0' : args[i - 1] === '--host' ? '127.0.0.1' : a));
+  const child = spawn(process.execPath, [join(work, 'node_modules', 'eventide', 'bin', 'eventide.js'), ...used], {
+    cwd: project,
+    env: { ...childEnv(), BOOKS_DB: join(work, 'served.sqlite3'), EVENTIDE_LOG_FORMAT: 'json' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const entries: Record<string, unknown>[] = [];
+  let err = '';
+  let buffered = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (c: string) => (err += c));
+  child.stdout?.setEncoding('utf8');
+  const waiters: { test: (e: Record<string, unknown>) => boolean; resolve: (e: Record<string, unknown>) => void }[] =
+    [];
+  child.stdout?.on('data', (c: string) => {
+    buffered += c;
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      entries.push(entry);
+      for (const w of waiters.splice(0))
+        if (w.test(entry)) w.resolve(entry);
+        else waiters.push(w);
+    }
+  });
+  const entry = (test: (e: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> => {
+    const seen = entries.find(test);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no such log entry within 60 s: ${JSON.stringify(entries)}\n${err}`)),
+        60_000,
+      );
+      waiters.push({
+        test,
+        resolve: (e) => {
+          clearTimeout(timer);
+          resolve(e);
+        },
+      });
+    });
+  };
+  try {
+    const announced = await entry((e) => typeof e['port'] === 'number' && /2 workers/.test(String(e['msg'])));
+    const origin = `http://127.0.0.1:${announced['port'] as number}`;
+    for (const health of ['/healthz', '/readyz', '/metrics'])
+      assert.equal((await fetch(`${origin}${health}`)).status, 200, health);
+    const served = await send(origin, '/v1/books/', { host });
+    assert.equal(served.status, 200);
+    const requestId = served.headers['x-request-id'];
+    assert.ok(typeof requestId === 'string' && requestId.length > 0, 'a request id');
+    const access = await entry((e) => e['requestId'] === requestId);
+    assert.equal(access['status'], 200);
+    assert.equal(access['path'], '/v1/books/');
+    assert.ok(access['worker'] === 1 || access['worker'] === 2, 'logged by a worker');
+    assert.equal((await send(origin, '/v1/books/', { host: 'evil.example' })).status, 400);
+  } finally {
+    child.kill('SIGTERM');
+    if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+  }
+  assert.equal(child.exitCode, 0, err);
+});
+
+/** A GET with a Host of its choice (fetch cannot set Host). */
+function send(
+  origin: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+  const u = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, path, headers, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

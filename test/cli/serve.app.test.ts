@@ -382,9 +382,10 @@ test("the API served: the command's hooks before the app's own, its request-id h
   // An API without its own: the command's logger and header; no flags given, its settings as they are.
   const plain = new RestApi({ urlpatterns: [], settings: { COMPRESSION: {} } });
   const commandLogger = { error() {}, warn() {} };
+  const seen: AccessLogEntry[] = [];
   const served2 = servedAppApi(plain, {
     options: parseServeArgs(['--app', 'a.js']),
-    onResponse: () => {},
+    onResponse: (e) => seen.push(e),
     logger: commandLogger,
     requestIdHeader: 'X-Request-Id',
   });
@@ -397,7 +398,12 @@ test("the API served: the command's hooks before the app's own, its request-id h
     body: null,
     secure: false,
   });
-  assert.ok(out2.headers.some(([k]) => k === 'X-Request-Id'));
+  const id = out2.headers.find(([k]) => k === 'X-Request-Id')?.[1];
+  assert.match(String(id), /^[0-9a-f-]{36}$/);
+  assert.deepEqual(
+    seen.map((e) => [e.status, e.requestId]),
+    [[404, id]],
+  );
 
   const settings = createSettings({ COMPRESSION: { threshold: 10 }, DEFAULT_PAGINATION_CLASS: PageNumberPagination });
   assert.deepEqual(appSettingOverrides(parseServeArgs(['--app', 'a.js']), settings), {});
@@ -505,3 +511,22 @@ test("serving an app loads none of the demo's modules, nor kysely, the SQL drive
   assert.deepEqual(demo, []);
   for (const p of ['kysely', 'better-sqlite3', 'pg', 'ioredis']) assert.ok(!packages.has(p), p);
 });
+
+test(
+  'an app that leaves a timer running (no close()) still lets the process exit after SIGTERM',
+  { timeout: 120_000 },
+  async () => {
+    const dir = join(tmp.path, 'timer');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'app.js');
+    writeFileSync(
+      file,
+      `import { RestApi } from '${REST}';\nsetInterval(() => {}, 1000);\nexport default new RestApi({ urlpatterns: [] });\n`,
+    );
+    const run = serveApp(['--app', file]);
+    await announcedApp(run);
+    run.kill('SIGTERM');
+    assert.equal((await run.waitExit(STEP_MS)).code, 0, run.stderr());
+    assert.match(run.stdout(), /eventide serve: shut down/);
+  },
+);

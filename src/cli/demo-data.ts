@@ -56,16 +56,17 @@ export interface DemoDatabase {
  * @example
  * ```ts
  * const demo = await openDemoDatabase('demo.sqlite3');
- * const qs = new SqlQueryset<Item>({ db: demo.db, table: 'item', fields: itemFields, dialect: 'sqlite' });
+ * // Typed by demo.db (a Kysely<DemoDatabase>): rows are Items, field names are checked.
+ * const qs = new SqlQueryset({ db: demo.db, table: 'item', fields: itemFields, dialect: 'sqlite' });
  * ```
  */
-export const itemFields: Readonly<Record<keyof Item, FieldInfo>> = Object.freeze({
+export const itemFields = Object.freeze({
   id: Object.freeze({ type: 'integer', unique: true, bits: 32 }),
   name: Object.freeze({ type: 'text' }),
   created: Object.freeze({ type: 'datetime', unique: true }),
   price: Object.freeze({ type: 'integer', bits: 32 }),
   category: Object.freeze({ type: 'text' }),
-});
+}) satisfies Readonly<Record<keyof Item, FieldInfo>>;
 
 const CATEGORIES = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'] as const;
 const EPOCH = Date.UTC(2020, 0, 1);
@@ -121,8 +122,8 @@ export interface DemoDatabaseHandle {
   readonly kind: SqlDialectKind;
   /** The Kysely instance. */
   readonly db: Kysely<DemoDatabase>;
-  /** A queryset over every row (unordered: primary-key order). */
-  items(): SqlQueryset<Item>;
+  /** A queryset over every row (unordered: primary-key order); its field names are the columns of `Item`. */
+  items(): SqlQueryset<Item, keyof Item>;
   /** Whether the table was created and seeded by this call. */
   readonly created: boolean;
   /** The number of rows in the table when it was opened. */
@@ -170,14 +171,14 @@ function handle(
   sqliteDatabase?: BetterSqlite3.Database,
   replicas?: PostgresReplicas<DemoDatabase>,
 ): DemoDatabaseHandle {
-  let items: SqlQueryset<Item> | null = null;
+  let items: SqlQueryset<Item, keyof Item> | null = null;
   return {
     kind,
     db,
     created,
     rowCount,
     items: () =>
-      (items ??= new SqlQueryset<Item>({
+      (items ??= new SqlQueryset({
         // Reads go through the replica router when there is one (it falls back to the primary).
         db: replicas?.reads ?? db,
         table: 'item',

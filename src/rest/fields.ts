@@ -98,6 +98,96 @@ export interface FieldOptions {
   default?: unknown;
 }
 
+/** A field constructed without options (its type says: no flags set). */
+type NoOptions = Record<never, never>;
+
+/**
+ * The key of the types-only member of {@link Field} (no value exists at run time).
+ */
+declare const FIELD_TYPES: unique symbol;
+
+/**
+ * What a field's type records (types only): its input and output value
+ * types and the options it was built with.
+ * @example
+ * ```ts
+ * const types: FieldTypes<number, number, { readOnly: true }> = { input: 1, output: 1, options: { readOnly: true } };
+ * ```
+ */
+export interface FieldTypes<TIn, TOut, O> {
+  readonly input: TIn;
+  readonly output: TOut;
+  readonly options: O;
+}
+
+/** The options a field type was built with (`FieldOptions` when unknown). */
+type OptionsOf<F> = F extends { readonly [FIELD_TYPES]?: FieldTypes<unknown, unknown, infer O> } ? O : object;
+
+/**
+ * Whether a field type is read-only (`readOnly: true` in its options): `true` or `false`.
+ * @example
+ * ```ts
+ * const id = new IntegerField({ readOnly: true });
+ * const yes: IsReadOnlyField<typeof id> = true;
+ * ```
+ */
+export type IsReadOnlyField<F> = OptionsOf<F> extends { readonly readOnly: true } ? true : false;
+
+/**
+ * Whether a field type is write-only (`writeOnly: true`): `true` or `false`.
+ * @example
+ * ```ts
+ * const password = new CharField({ writeOnly: true });
+ * const yes: IsWriteOnlyField<typeof password> = true;
+ * ```
+ */
+export type IsWriteOnlyField<F> = OptionsOf<F> extends { readonly writeOnly: true } ? true : false;
+
+/**
+ * Whether input may leave a field out: `required: false`, or a `default`
+ * (unless `required: true`). `true` or `false`.
+ * @example
+ * ```ts
+ * const active = new BooleanField({ default: true });
+ * const yes: IsOptionalField<typeof active> = true;
+ * ```
+ */
+export type IsOptionalField<F> =
+  OptionsOf<F> extends { readonly required: true }
+    ? false
+    : OptionsOf<F> extends { readonly required: false }
+      ? true
+      : 'default' extends keyof OptionsOf<F>
+        ? true
+        : false;
+
+/** `null` when the field allows it (`allowNull: true`), else `never`. */
+type NullOf<F> = OptionsOf<F> extends { readonly allowNull: true } ? null : never;
+
+/**
+ * The value a field type renders (`| null` with `allowNull`): `number` for
+ * an `IntegerField`, `string` for a `CharField` or a `DateTimeField`, ...
+ * @example
+ * ```ts
+ * const created = new DateTimeField({ readOnly: true, allowNull: true });
+ * const out: FieldOutput<typeof created> = '2020-01-01T00:00:01.037000Z'; // string | null
+ * ```
+ */
+export type FieldOutput<F> =
+  (F extends { readonly [FIELD_TYPES]?: FieldTypes<unknown, infer T, unknown> } ? T : unknown) | NullOf<F>;
+
+/**
+ * The value a field type takes as validated input (`| null` with
+ * `allowNull`): `number` for an `IntegerField`, `Date` for a `DateTimeField`, ...
+ * @example
+ * ```ts
+ * const created = new DateTimeField();
+ * const value: FieldInput<typeof created> = new Date();
+ * ```
+ */
+export type FieldInput<F> =
+  (F extends { readonly [FIELD_TYPES]?: FieldTypes<infer T, unknown, unknown> } ? T : unknown) | NullOf<F>;
+
 /**
  * Python's name of a JSON value's type, as DRF messages print it.
  * @internal
@@ -115,15 +205,26 @@ export function pyTypeName(v: unknown): string {
  * The base of every field. Subclasses implement `toRepresentation` (output)
  * and, unless read-only, `toInternalValue` (input: return the value or
  * throw a `ValidationError` with the message).
+ *
+ * Its type carries what serializers infer their types from
+ * (`InferOutput`, `InferInput`): `TIn`, the validated value
+ * (`toInternalValue`'s), `TOut`, the rendered value
+ * (`toRepresentation`'s), and `O`, the options it was built with. The
+ * built-in fields infer `O` from the options object as written
+ * (`new IntegerField({ readOnly: true })` is read-only in its type; no
+ * `as const` needed).
  * @example
  * ```ts
- * class CentsField extends Field<number> {
+ * class CentsField extends Field<number, string> {
  *   override toRepresentation(value: unknown) { return (Number(value) / 100).toFixed(2); }
  *   override toInternalValue(data: unknown) { const n = Math.round(Number(data) * 100); if (!Number.isFinite(n)) throw new ValidationError('A valid amount is required.'); return n; }
  * }
  * ```
  */
-export abstract class Field<Internal = unknown> {
+export abstract class Field<TIn = unknown, TOut = unknown, O extends object = object> {
+  /** Types only (no value at run time): the value types and options this field's type records. */
+  declare readonly [FIELD_TYPES]?: FieldTypes<TIn, TOut, O>;
+
   readonly source: string | null;
   readonly readOnly: boolean;
   readonly writeOnly: boolean;
@@ -160,10 +261,10 @@ export abstract class Field<Internal = unknown> {
   }
 
   /** The output form of a non-null value. */
-  abstract toRepresentation(value: unknown, call: FieldCall): unknown;
+  abstract toRepresentation(value: unknown, call: FieldCall): TOut;
 
   /** The internal value of a non-null input (may return a Promise when `call.async`). */
-  toInternalValue(_data: unknown, call: FieldCall): Internal | Promise<Internal> {
+  toInternalValue(_data: unknown, call: FieldCall): TIn | Promise<TIn> {
     throw new ConfigurationError(`${this.constructor.name} (field '${call.fieldName}') does not accept input.`);
   }
 }
@@ -175,14 +276,30 @@ export abstract class Field<Internal = unknown> {
  * class S extends Serializer { static override fields = { meta: new ReadOnlyField() }; }
  * ```
  */
-export class ReadOnlyField extends Field {
-  constructor(options: Omit<FieldOptions, 'readOnly' | 'writeOnly' | 'required'> = {}) {
+export class ReadOnlyField<
+  const O extends Omit<FieldOptions, 'readOnly' | 'writeOnly' | 'required'> = NoOptions,
+> extends Field<unknown, unknown, O & { readonly readOnly: true }> {
+  constructor(options?: O) {
     super({ ...options, readOnly: true });
   }
 
   override toRepresentation(value: unknown): unknown {
     return value;
   }
+}
+
+/**
+ * The options of a {@link CharField}.
+ * @example
+ * ```ts
+ * const o: CharFieldOptions = { maxLength: 100, allowBlank: true };
+ * ```
+ */
+export interface CharFieldOptions extends FieldOptions {
+  allowBlank?: boolean;
+  trimWhitespace?: boolean;
+  maxLength?: number;
+  minLength?: number;
 }
 
 /**
@@ -193,21 +310,15 @@ export class ReadOnlyField extends Field {
  * const name = new CharField({ maxLength: 100 });
  * ```
  */
-export class CharField extends Field<string> {
+export class CharField<const O extends CharFieldOptions = NoOptions> extends Field<string, string, O> {
   readonly allowBlank: boolean;
   readonly trimWhitespace: boolean;
   readonly maxLength: number | null;
   readonly minLength: number | null;
 
-  constructor(
-    options: FieldOptions & {
-      allowBlank?: boolean;
-      trimWhitespace?: boolean;
-      maxLength?: number;
-      minLength?: number;
-    } = {},
-  ) {
-    super(options);
+  constructor(given?: O) {
+    super(given);
+    const options: CharFieldOptions = given ?? {};
     this.allowBlank = options.allowBlank ?? false;
     this.trimWhitespace = options.trimWhitespace ?? true;
     this.maxLength = options.maxLength ?? null;
@@ -236,6 +347,18 @@ export class CharField extends Field<string> {
 }
 
 /**
+ * The options of an {@link IntegerField}.
+ * @example
+ * ```ts
+ * const o: IntegerFieldOptions = { minValue: 0, maxValue: 100 };
+ * ```
+ */
+export interface IntegerFieldOptions extends FieldOptions {
+  maxValue?: number;
+  minValue?: number;
+}
+
+/**
  * An integer. Input as DRF reads it: Python `int()` of the text after
  * dropping a trailing `.0…` (`'5.0'` -> 5); optional `maxValue` / `minValue`.
  * @example
@@ -243,12 +366,13 @@ export class CharField extends Field<string> {
  * const price = new IntegerField({ minValue: 0 });
  * ```
  */
-export class IntegerField extends Field<number> {
+export class IntegerField<const O extends IntegerFieldOptions = NoOptions> extends Field<number, number, O> {
   readonly maxValue: number | null;
   readonly minValue: number | null;
 
-  constructor(options: FieldOptions & { maxValue?: number; minValue?: number } = {}) {
-    super(options);
+  constructor(given?: O) {
+    super(given);
+    const options: IntegerFieldOptions = given ?? {};
     this.maxValue = options.maxValue ?? null;
     this.minValue = options.minValue ?? null;
   }
@@ -278,7 +402,12 @@ export class IntegerField extends Field<number> {
  * const ratio = new FloatField({ readOnly: true });
  * ```
  */
-export class FloatField extends Field<number> {
+export class FloatField<const O extends FieldOptions = NoOptions> extends Field<number, number, O> {
+  /** @param options the field's options; its type records them (`new FloatField({ readOnly: true })` is read-only). */
+  constructor(options?: O) {
+    super(options);
+  }
+
   override toRepresentation(value: unknown): number {
     return typeof value === 'number' ? value : Number(value);
   }
@@ -335,7 +464,12 @@ const FALSE_VALUES: ReadonlySet<unknown> = new Set<unknown>([
  * const active = new BooleanField({ default: true });
  * ```
  */
-export class BooleanField extends Field<boolean> {
+export class BooleanField<const O extends FieldOptions = NoOptions> extends Field<boolean, boolean, O> {
+  /** @param options the field's options; its type records them (`new FloatField({ readOnly: true })` is read-only). */
+  constructor(options?: O) {
+    super(options);
+  }
+
   override toRepresentation(value: unknown): boolean {
     if (TRUE_VALUES.has(value)) return true;
     if (FALSE_VALUES.has(value)) return false;
@@ -440,15 +574,21 @@ function parseDateTimeText(s: string): { ms: number; micro: number } | null {
  * const created = new DateTimeField({ readOnly: true });
  * ```
  */
-export class DateTimeField extends Field<Date> {
-  override toRepresentation(value: unknown): unknown {
+export class DateTimeField<const O extends FieldOptions = NoOptions> extends Field<Date, string, O> {
+  /** @param options the field's options; its type records them (`new FloatField({ readOnly: true })` is read-only). */
+  constructor(options?: O) {
+    super(options);
+  }
+
+  /** Typed `string`, what it renders for datetimes; a value that is none (a boolean) passes unchanged, as in DRF. */
+  override toRepresentation(value: unknown): string {
     if (value instanceof Date) return formatDateTime(value);
     if (typeof value === 'number') return formatDateTime(new Date(value));
     if (typeof value === 'string') {
       const p = parseDateTimeText(value);
       return p === null ? value : formatParts(p.ms, p.micro);
     }
-    return value;
+    return value as string;
   }
 
   override toInternalValue(data: unknown): Date {
@@ -464,7 +604,9 @@ export class DateTimeField extends Field<Date> {
 
 /**
  * A read-only value computed by a method of the serializer: `getX` for a
- * field named `x` (`full_name` -> `getFullName`), or `methodName`.
+ * field named `x` (`full_name` -> `getFullName`), or `methodName`. `T` is
+ * the type the method returns (`unknown` unless given:
+ * `new SerializerMethodField<string>()`).
  * @example
  * ```ts
  * class ItemSerializer extends Serializer<Item> {
@@ -473,7 +615,11 @@ export class DateTimeField extends Field<Date> {
  * }
  * ```
  */
-export class SerializerMethodField extends Field {
+export class SerializerMethodField<T = unknown> extends Field<
+  unknown,
+  T,
+  { readonly source: '*'; readonly readOnly: true }
+> {
   readonly methodName: string | null;
 
   constructor(options: { methodName?: string } = {}) {
@@ -481,7 +627,7 @@ export class SerializerMethodField extends Field {
     this.methodName = options.methodName ?? null;
   }
 
-  override toRepresentation(value: unknown, call: FieldCall): unknown {
+  override toRepresentation(value: unknown, call: FieldCall): T {
     const name =
       this.methodName ?? 'get' + call.fieldName.replace(/(?:^|_+)([a-zA-Z0-9])/g, (_m, c: string) => c.toUpperCase());
     const method = (call.serializer as unknown as Record<string, unknown>)[name];
@@ -489,7 +635,7 @@ export class SerializerMethodField extends Field {
       throw new ConfigurationError(
         `${call.serializer.constructor.name} has no method ${name}() for the SerializerMethodField '${call.fieldName}'.`,
       );
-    return (method as (v: unknown) => unknown).call(call.serializer, value);
+    return (method as (v: unknown) => T).call(call.serializer, value);
   }
 }
 

@@ -17,22 +17,29 @@ import { APIView } from './views.js';
 
 /**
  * What a generic view needs of a serializer class: built with an instance
- * (or a list and `many: true`) and a context, it exposes `data`.
+ * (or a list and `many: true`) and a context, it exposes `data`. With a
+ * row type, a serializer declaring `toRepresentation(instance: Other)` for
+ * an unrelated `Other` does not fit (`Serializer<Item>` fits
+ * `SerializerLike<Item>`, `Serializer<Order>` does not).
  * @example
  * ```ts
- * const cls: SerializerLike = ItemSerializer;
+ * const cls: SerializerLike<Item> = ItemSerializer;
  * ```
  */
-export type SerializerLike = new (
+export type SerializerLike<Row extends object = object> = new (
   instance: unknown,
   options?: { many?: boolean; context?: Record<string, unknown> },
-) => { readonly data: unknown };
+) => { readonly data: unknown; toRepresentation?(instance: Row): unknown };
 
 /**
  * The base of generic views: where the rows come from (`queryset` or
  * `getQueryset()`), how they render (`serializerClass` or
  * `getSerializerClass()`, which may pick per `request.version`), how they
  * are filtered (`filterBackends`) and paginated (`paginationClass`).
+ *
+ * `Row` (default `object`: any rows) ties them: in `ListAPIView<Item>` the
+ * queryset must hold `Item`s and the serializer class take them
+ * (`class Items extends ListAPIView<Item> { override queryset = items; override serializerClass = ItemSerializer; }`).
  * @example
  * ```ts
  * class Items extends GenericAPIView {
@@ -45,11 +52,11 @@ export type SerializerLike = new (
  * }
  * ```
  */
-export class GenericAPIView extends APIView {
+export class GenericAPIView<Row extends object = object> extends APIView {
   /** The rows: a Queryset or an array (wrapped in an `ArrayQueryset`). */
-  queryset: Queryset<object> | readonly object[] | null = null;
+  queryset: Queryset<Row> | readonly Row[] | null = null;
   /** The serializer class. */
-  serializerClass: SerializerLike | null = null;
+  serializerClass: SerializerLike<Row> | null = null;
   /** The field retrieve views look rows up by; `pk` means the queryset's primary key. */
   lookupField = 'pk';
   /** The URL keyword argument holding the lookup value (default: `lookupField`, or `pk` when the route says `pk`). */
@@ -65,17 +72,17 @@ export class GenericAPIView extends APIView {
   #paginator: Paginator | null | undefined = undefined;
 
   /** The queryset for this request (override to narrow it per request). */
-  getQueryset(): Queryset<object> {
+  getQueryset(): Queryset<Row> {
     const qs = this.queryset;
     if (qs === null)
       throw new ImproperlyConfigured(
         `${this.constructor.name} should either include a \`queryset\` attribute, or override the \`getQueryset()\` method.`,
       );
-    return isQueryset(qs) ? qs : new ArrayQueryset(qs as readonly Record<string, unknown>[]);
+    return isQueryset(qs) ? qs : new ArrayQueryset<Row>(qs);
   }
 
   /** The serializer class for this request (override to choose per `request.version`). */
-  getSerializerClass(): SerializerLike {
+  getSerializerClass(): SerializerLike<Row> {
     if (this.serializerClass === null)
       throw new ImproperlyConfigured(
         `${this.constructor.name} should either include a \`serializerClass\` attribute, or override the \`getSerializerClass()\` method.`,
@@ -84,7 +91,7 @@ export class GenericAPIView extends APIView {
   }
 
   /** The context handed to serializers: request, view and format. */
-  getSerializerContext(): SerializerContext & { request: Request; view: GenericAPIView } {
+  getSerializerContext(): SerializerContext & { request: Request; view: GenericAPIView<Row> } {
     return { request: this.request, view: this, format: this.formatKwarg };
   }
 
@@ -125,7 +132,7 @@ export class GenericAPIView extends APIView {
   }
 
   /** The row named by the URL (404 `Not found.` when there is none). */
-  async getObject(): Promise<object> {
+  async getObject(): Promise<Row> {
     const kwarg =
       this.lookupUrlKwarg ??
       (this.lookupField in this.kwargs ? this.lookupField : 'pk' in this.kwargs ? 'pk' : this.lookupField);
@@ -142,7 +149,7 @@ export class GenericAPIView extends APIView {
     if (value === INVALID_POSITION) throw new NotFound();
     const rows = await qs.filter(field, 'eq', value).slice(0, 1);
     if (rows.length === 0) throw new NotFound();
-    return rows[0] as object;
+    return rows[0] as Row;
   }
 
   /** The list action: filter, paginate, serialize. */
@@ -172,7 +179,7 @@ export class GenericAPIView extends APIView {
  * }
  * ```
  */
-export class ListAPIView extends GenericAPIView {
+export class ListAPIView<Row extends object = object> extends GenericAPIView<Row> {
   override get(request: Request): Promise<ApiResponse> {
     return this.list(request);
   }
@@ -186,7 +193,7 @@ export class ListAPIView extends GenericAPIView {
  * path('items/<int:pk>/', ItemDetail.asView(), { name: 'item-detail' });
  * ```
  */
-export class RetrieveAPIView extends GenericAPIView {
+export class RetrieveAPIView<Row extends object = object> extends GenericAPIView<Row> {
   override get(request: Request): Promise<Response> {
     return this.retrieve(request);
   }

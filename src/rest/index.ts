@@ -86,7 +86,15 @@ export { Response, type RenderedResponse } from './response.js';
 export { MediaType, parseAccept } from './mediatypes.js';
 export { JSONRenderer, BrowsableAPIRenderer, selectRenderer } from './renderers.js';
 export { renderBrowsablePage } from './browsable.js';
-export { APIView, apiView, exceptionHandler, HTTP_METHOD_NAMES, type HttpMethodName, type Handler } from './views.js';
+export {
+  APIView,
+  apiView,
+  exceptionHandler,
+  HTTP_METHOD_NAMES,
+  type HttpMethodName,
+  type Handler,
+  type ViewAttributes,
+} from './views.js';
 export {
   GenericAPIView,
   ListAPIView,
@@ -135,9 +143,34 @@ export {
   type FieldParent,
   type FieldCall,
   type FieldOptions,
+  type CharFieldOptions,
+  type IntegerFieldOptions,
+  type FieldTypes,
+  type FieldInput,
+  type FieldOutput,
+  type IsReadOnlyField,
+  type IsWriteOnlyField,
+  type IsOptionalField,
 } from './fields.js';
-export { HyperlinkedRelatedField, HyperlinkedIdentityField, type HyperlinkOptions } from './relations.js';
-export { Serializer, type SerializerOptions, type SerializerClass, type SerializedObject } from './serializers.js';
+export {
+  HyperlinkedRelatedField,
+  HyperlinkedIdentityField,
+  type HyperlinkOptions,
+  type HyperlinkedRelatedFieldOptions,
+} from './relations.js';
+export {
+  Serializer,
+  serializer,
+  type SerializerOptions,
+  type SerializerClass,
+  type SerializedObject,
+  type DefinedSerializerClass,
+  type InferOutput,
+  type InferInput,
+  type OutputOfFields,
+  type InputOfFields,
+  type SourceRowOf,
+} from './serializers.js';
 export { BaseFilterBackend, OrderingFilter } from './filters.js';
 export {
   BasePagination,

@@ -32,6 +32,24 @@ export interface HyperlinkOptions {
   format?: string | null;
 }
 
+/**
+ * The options of a {@link HyperlinkedRelatedField}.
+ * @example
+ * ```ts
+ * const o: HyperlinkedRelatedFieldOptions = { viewName: 'item-detail', readOnly: true, many: true };
+ * ```
+ */
+export interface HyperlinkedRelatedFieldOptions extends HyperlinkOptions, FieldOptions {
+  /** A list of related objects (a list of URLs). */
+  many?: boolean;
+  /** With `many`, whether an empty list is valid input (default true). */
+  allowEmpty?: boolean;
+  /** Looks a related object up from the URL's lookup value (input). */
+  getObject?: (lookupValue: unknown, kwargs: Record<string, unknown>) => unknown;
+  /** Looks related objects up by `lookupField` (input, async only). */
+  queryset?: Queryset<object>;
+}
+
 /** The lookup value of an object (or the value itself when it is not an object). */
 function lookupValueOf(obj: unknown, lookupField: string): unknown {
   if (typeof obj !== 'object' || obj === null) return obj;
@@ -58,7 +76,9 @@ function lookupValueOf(obj: unknown, lookupField: string): unknown {
  * }
  * ```
  */
-export class HyperlinkedRelatedField extends Field {
+export class HyperlinkedRelatedField<
+  const O extends HyperlinkedRelatedFieldOptions = HyperlinkedRelatedFieldOptions,
+> extends Field<unknown, O extends { readonly many: true } ? string[] : string, O> {
   readonly viewName: string;
   readonly lookupField: string;
   readonly lookupUrlKwarg: string;
@@ -68,15 +88,7 @@ export class HyperlinkedRelatedField extends Field {
   readonly #getObject: ((lookupValue: unknown, kwargs: Record<string, unknown>) => unknown) | null;
   readonly #queryset: Queryset<object> | null;
 
-  constructor(
-    options: HyperlinkOptions &
-      FieldOptions & {
-        many?: boolean;
-        allowEmpty?: boolean;
-        getObject?: (lookupValue: unknown, kwargs: Record<string, unknown>) => unknown;
-        queryset?: Queryset<object>;
-      },
-  ) {
+  constructor(options: O) {
     super(options);
     if (typeof options.viewName !== 'string' || options.viewName === '')
       throw new ConfigurationError(`${new.target.name} needs a viewName.`);
@@ -106,7 +118,9 @@ export class HyperlinkedRelatedField extends Field {
     return reverse(viewName, { kwargs: { [this.lookupUrlKwarg]: value }, request, format });
   }
 
-  override toRepresentation(value: unknown, call: FieldCall): unknown {
+  /** Typed as a URL (a list of them with `many`); a related object without a lookup value gives `null`, as in DRF. */
+  override toRepresentation(value: unknown, call: FieldCall): O extends { readonly many: true } ? string[] : string {
+    type Out = O extends { readonly many: true } ? string[] : string;
     const request = call.context.request;
     if (!request) {
       throw new ConfigurationError(
@@ -118,9 +132,9 @@ export class HyperlinkedRelatedField extends Field {
     if (this.many) {
       if (!Array.isArray(value))
         throw new ConfigurationError(`Field '${call.fieldName}' has many: true but its value is not an array.`);
-      return value.map((v) => this.#one(v, request, format));
+      return value.map((v) => this.#one(v, request, format)) as Out;
     }
-    return this.#one(value, request, format);
+    return this.#one(value, request, format) as Out;
   }
 
   #one(value: unknown, request: Request, format: string | null): string | null {
@@ -216,7 +230,9 @@ export class HyperlinkedRelatedField extends Field {
  * // { url: 'http://testserver/v1/items/5/', name: 'item-0000005' }
  * ```
  */
-export class HyperlinkedIdentityField extends HyperlinkedRelatedField {
+export class HyperlinkedIdentityField extends HyperlinkedRelatedField<
+  HyperlinkOptions & { readonly source: '*'; readonly readOnly: true }
+> {
   constructor(options: HyperlinkOptions) {
     super({ ...options, source: '*', readOnly: true });
   }

@@ -20,7 +20,19 @@
  * @module
  */
 import { ConfigurationError, ValidationError, type ErrorDetail } from './errors.js';
-import { Field, isThenable, pyTypeName, type FieldCall, type FieldOptions, type SerializerContext } from './fields.js';
+import {
+  Field,
+  isThenable,
+  pyTypeName,
+  type FieldCall,
+  type FieldInput,
+  type FieldOptions,
+  type FieldOutput,
+  type IsOptionalField,
+  type IsReadOnlyField,
+  type IsWriteOnlyField,
+  type SerializerContext,
+} from './fields.js';
 import { HyperlinkedRelatedField } from './relations.js';
 import { rowWriter, type CompiledField, type ResumeRow, type RowWriter } from './serializer-rows.js';
 
@@ -87,6 +99,184 @@ export interface SerializerClass<T> {
   readonly fields: Readonly<Record<string, Field>>;
 }
 
+/** The fields of a serializer class (or a fields object itself). */
+type FieldsOf<S> = S extends { readonly fields: infer F } ? F : S;
+
+/**
+ * The output of one object of a fields object: every field but the
+ * write-only ones, with the type it renders.
+ * @example
+ * ```ts
+ * const fields = { id: new IntegerField({ readOnly: true }), name: new CharField() };
+ * const out: OutputOfFields<typeof fields> = { id: 1, name: 'item-0000001' };
+ * ```
+ */
+export type OutputOfFields<F> = {
+  -readonly [K in keyof F as IsWriteOnlyField<F[K]> extends true ? never : K]: FieldOutput<F[K]>;
+};
+
+type RequiredInputKeys<F> = {
+  [K in keyof F]: IsReadOnlyField<F[K]> extends true ? never : IsOptionalField<F[K]> extends true ? never : K;
+}[keyof F];
+type OptionalInputKeys<F> = {
+  [K in keyof F]: IsReadOnlyField<F[K]> extends true ? never : IsOptionalField<F[K]> extends true ? K : never;
+}[keyof F];
+type Flatten<T> = { [K in keyof T]: T[K] };
+
+/**
+ * The validated input of one object of a fields object: the writable
+ * fields (read-only ones absent), optional when not required or with a
+ * default, with the type each field validates to.
+ * @example
+ * ```ts
+ * const fields = { id: new IntegerField({ readOnly: true }), name: new CharField(), price: new IntegerField({ default: 0 }) };
+ * const input: InputOfFields<typeof fields> = { name: 'a' }; // { name: string; price?: number }
+ * ```
+ */
+export type InputOfFields<F> = Flatten<
+  { -readonly [K in RequiredInputKeys<F>]: FieldInput<F[K]> } & {
+    -readonly [K in OptionalInputKeys<F>]?: FieldInput<F[K]>;
+  }
+>;
+
+/**
+ * The output type of a serializer class, inferred from its fields: every
+ * field but the write-only ones (read-only ones included), typed as it
+ * renders (`IntegerField` -> `number`, `CharField` and `DateTimeField` ->
+ * `string`, `BooleanField` -> `boolean`, hyperlinks -> `string`, a nested
+ * serializer -> its output, `many` -> an array), `| null` with `allowNull`.
+ * Works with `static fields = { ... }` classes and with {@link serializer}.
+ * @example
+ * ```ts
+ * class ItemSerializer extends Serializer<Item> {
+ *   static override fields = { id: new IntegerField({ readOnly: true }), name: new CharField(), created: new DateTimeField({ readOnly: true }) };
+ * }
+ * type ItemOut = InferOutput<typeof ItemSerializer>; // { id: number; name: string; created: string }
+ * const first: ItemOut = { id: 1, name: 'item-0000001', created: '2020-01-01T00:00:01.037000Z' };
+ * ```
+ */
+export type InferOutput<S> = OutputOfFields<FieldsOf<S>>;
+
+/**
+ * The input type of a serializer class (what `validatedData` holds),
+ * inferred from its fields: the writable fields, read-only ones absent,
+ * optional when `required: false` or with a `default`, typed as they
+ * validate (`DateTimeField` -> `Date`), `| null` with `allowNull`.
+ * @example
+ * ```ts
+ * class ItemSerializer extends Serializer<Item> {
+ *   static override fields = { id: new IntegerField({ readOnly: true }), name: new CharField(), price: new IntegerField({ default: 0 }) };
+ * }
+ * const input: InferInput<typeof ItemSerializer> = { name: 'new item' }; // { name: string; price?: number }
+ * ```
+ */
+export type InferInput<S> = InputOfFields<FieldsOf<S>>;
+
+/**
+ * The keys a row must have for a fields object: each readable field's
+ * source (its name by default; the first part of a dotted source; none for
+ * `'*'`), optional when the field has a default or allows null.
+ */
+type SourceKey<K, F> =
+  F extends Field<unknown, unknown, infer O>
+    ? O extends { readonly source: infer S extends string }
+      ? string extends S
+        ? K
+        : S extends '*'
+          ? never
+          : S extends `${infer Head}.${string}`
+            ? Head
+            : S
+      : K
+    : K;
+type LenientSource<F> =
+  F extends Field<unknown, unknown, infer O>
+    ? O extends { readonly allowNull: true }
+      ? true
+      : 'default' extends keyof O
+        ? true
+        : false
+    : true;
+
+/**
+ * The least a row must be for a fields object: an object with the key of
+ * every readable field (see {@link serializer}); the values may be of any
+ * type the fields render.
+ * @example
+ * ```ts
+ * const fields = { id: new IntegerField({ readOnly: true }), label: new CharField({ source: 'name' }) };
+ * const row: SourceRowOf<typeof fields> = { id: 1, name: 'a' };
+ * ```
+ */
+export type SourceRowOf<F> = Flatten<
+  {
+    [
+      K in keyof F as IsWriteOnlyField<F[K]> extends true
+        ? never
+        : LenientSource<F[K]> extends true
+          ? never
+          : SourceKey<K, F[K]>
+    ]: unknown;
+  } & {
+    [
+      K in keyof F as IsWriteOnlyField<F[K]> extends true
+        ? never
+        : LenientSource<F[K]> extends true
+          ? SourceKey<K, F[K]>
+          : never
+    ]?: unknown;
+  }
+>;
+
+/**
+ * A serializer class made by {@link serializer}: its `fields` keep their
+ * types, and its instances are typed by them (`data`, `validatedData`). Give
+ * the row type as a type argument of the base (`extends serializer({...})<Item>`);
+ * it must have the fields' keys.
+ * @example
+ * ```ts
+ * const Base: DefinedSerializerClass<{ name: CharField }> = serializer({ name: new CharField() });
+ * ```
+ */
+export interface DefinedSerializerClass<F extends Readonly<Record<string, Field>>> {
+  new <Row extends SourceRowOf<F> = SourceRowOf<F>>(
+    instance?: unknown,
+    options?: SerializerOptions,
+  ): Serializer<Row, OutputOfFields<F>, InputOfFields<F>>;
+  /** The fields, as declared. */
+  readonly fields: F;
+  readonly prototype: Serializer<SourceRowOf<F>, OutputOfFields<F>, InputOfFields<F>>;
+  asField: typeof Serializer.asField;
+}
+
+/**
+ * Declares a serializer class from its fields, keeping their types: the
+ * base of `class ItemSerializer extends serializer({ ... }) {}`. The class
+ * works as one with `static fields` (the same fields, the same output), and
+ * its instances are typed: `data` is `InferOutput` (or an array of them
+ * with `many`), `validatedData` is `InferInput`, with no casts. A row type
+ * given as a type argument (`serializer({...})<Item>`) types
+ * `toRepresentation(instance: Item)`, and a view's `queryset` and
+ * `serializerClass` then agree (`ListAPIView<Item>`).
+ * @example
+ * ```ts
+ * class ItemSerializer extends serializer({
+ *   id: new IntegerField({ readOnly: true }),
+ *   name: new CharField({ maxLength: 100 }),
+ *   price: new IntegerField({ minValue: 0, default: 0 }),
+ * })<Item> {}
+ * const s = new ItemSerializer(null, { data: { name: 'new item' } });
+ * if (s.isValid()) console.log(s.validatedData.name.toUpperCase(), s.validatedData.price); // string, number | undefined
+ * type ItemOut = InferOutput<typeof ItemSerializer>; // { id: number; name: string; price: number }
+ * ```
+ */
+export function serializer<F extends Readonly<Record<string, Field>>>(fields: F): DefinedSerializerClass<F> {
+  class DefinedSerializer extends Serializer {
+    static override fields: Readonly<Record<string, Field>> = fields;
+  }
+  return DefinedSerializer as unknown as DefinedSerializerClass<F>;
+}
+
 /**
  * A JSON object as serializers produce it.
  * @example
@@ -122,7 +312,11 @@ const READ = Symbol('read');
  * const body = new ItemSerializerV2(rows, { many: true, context: { request } }).data;
  * ```
  */
-export class Serializer<T = SerializedObject> {
+export class Serializer<
+  T = SerializedObject,
+  Out extends object = SerializedObject,
+  In extends object = T extends object ? Partial<T> & SerializedObject : SerializedObject,
+> {
   /** The fields, in output order. Read once per class, on first use. */
   static fields: Readonly<Record<string, Field>> = {};
 
@@ -159,37 +353,40 @@ export class Serializer<T = SerializedObject> {
    * class OrderSerializer extends Serializer<Order> { static override fields = { items: ItemSerializer.asField({ many: true, readOnly: true }) }; }
    * ```
    */
-  static asField<U>(this: SerializerClass<U>, options: FieldOptions & { many?: boolean } = {}): Field {
-    return new NestedField(this, options);
+  static asField<
+    S extends SerializerClass<unknown>,
+    const O extends FieldOptions & { many?: boolean } = Record<never, never>,
+  >(this: S, options?: O): Field<Nested<InferInput<S>, O>, Nested<InferOutput<S>, O>, O> {
+    return new NestedField(this, options ?? {}) as Field<Nested<InferInput<S>, O>, Nested<InferOutput<S>, O>, O>;
   }
 
   /** The output: an object, or an array with `many`. Computed once. */
-  get data(): SerializedObject | SerializedObject[] {
-    if (this.#data !== null) return this.#data;
+  get data(): Out | Out[] {
+    if (this.#data !== null) return this.#data as Out | Out[];
     let source: unknown = this.instance;
     if (source === null) source = this.#validated !== NOT_VALIDATED && this.#errors === null ? this.#validated : null;
-    if (source === null) return (this.#data = this.many ? [] : {});
+    if (source === null) return (this.#data = this.many ? [] : {}) as Out | Out[];
     if (this.many) {
       const rows = source as readonly T[];
       // Built by push: a packed array, which JSON.stringify walks on its fast path (not a holey `new Array(n)`).
       const out: SerializedObject[] = [];
-      for (let i = 0; i < rows.length; i++) out.push(this.toRepresentation(rows[i] as T));
-      return (this.#data = out);
+      for (let i = 0; i < rows.length; i++) out.push(this.toRepresentation(rows[i] as T) as SerializedObject);
+      return (this.#data = out) as Out[];
     }
-    return (this.#data = this.toRepresentation(source as T));
+    return (this.#data = this.toRepresentation(source as T) as SerializedObject) as Out;
   }
 
   /** One object's output. Override to post-process. */
-  toRepresentation(instance: T): SerializedObject {
+  toRepresentation(instance: T): Out {
     const calls = this.#calls(false);
     const writer = this.#compiled.writer;
-    if (writer !== null) return writer(this, instance, calls, Serializer.#resume);
-    return this.#fill(instance, calls, 0, READ, {});
+    if (writer !== null) return writer(this, instance, calls, Serializer.#resume) as Out;
+    return this.#fill(instance, calls, 0, READ, {}) as Out;
   }
 
   /** The generic loop, from where the compiled writer found a value missing. */
   static #resume: ResumeRow<object> = (s, instance, calls, index, value, out) =>
-    (s as Serializer<unknown>).#fill(instance, calls, index, value, out);
+    (s as Serializer<unknown, object, object>).#fill(instance, calls, index, value, out);
 
   /**
    * Writes the readable fields from `from` on into `out`; `first` is the
@@ -263,9 +460,9 @@ export class Serializer<T = SerializedObject> {
   }
 
   /** The validated values (after a successful `isValid()`). */
-  get validatedData(): T extends object ? Partial<T> & SerializedObject : SerializedObject {
+  get validatedData(): In {
     if (this.#validated === NOT_VALIDATED) throw new ConfigurationError('Call isValid() before reading validatedData.');
-    return this.#validated as T extends object ? Partial<T> & SerializedObject : SerializedObject;
+    return this.#validated as In;
   }
 
   /** The errors of the last validation: `{}` when valid, field -> messages otherwise (an array per item with `many`). */
@@ -378,6 +575,9 @@ export class Serializer<T = SerializedObject> {
   }
 }
 
+/** A nested serializer's value: one object, or an array with `many: true`. */
+type Nested<V, O> = O extends { readonly many: true } ? V[] : V;
+
 /**
  * The result of validating one input.
  * @internal
@@ -416,7 +616,7 @@ class NestedField extends Field {
   readonly #cls: SerializerClass<unknown>;
   readonly #many: boolean;
 
-  constructor(cls: SerializerClass<unknown>, options: FieldOptions & { many?: boolean }) {
+  constructor(cls: SerializerClass<unknown>, options: FieldOptions & { readonly many?: boolean }) {
     super(options);
     this.#cls = cls;
     this.#many = options.many ?? false;

@@ -102,6 +102,28 @@ function viewName(cls: { name: string }, suffix: string | null): string {
   return suffix ? `${name} ${suffix}` : name;
 }
 
+/** `Y` when `A` and `B` are the same type (readonly modifiers included), else `N`. */
+type IfEqual<A, B, Y, N> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? Y : N;
+
+/** The keys of `T` that are not `readonly` (getters without a setter are). */
+type WritableKeys<T> = {
+  [K in keyof T]-?: IfEqual<{ [Q in K]: T[K] }, { -readonly [Q in K]: T[K] }, K, never>;
+}[keyof T];
+
+/**
+ * What `asView()` (and a viewset's `asViewSet()`) may set on the views it
+ * builds: the view class's writable attributes that are not methods, each
+ * with its type, all optional. An unknown name or a value of the wrong type
+ * does not compile.
+ * @example
+ * ```ts
+ * const attrs: ViewAttributes<ListAPIView> = { description: 'All items', paginationClass: null };
+ * ```
+ */
+export type ViewAttributes<V> = {
+  [K in WritableKeys<V> as NonNullable<V[K]> extends (...args: never[]) => unknown ? never : K]?: V[K];
+};
+
 /**
  * The base of class-based views. Define a method per HTTP verb (`get`,
  * `post`, ...); the others get 405 with `Allow`. HEAD runs `get`; OPTIONS
@@ -166,12 +188,10 @@ export class APIView {
    * @example
    * ```ts
    * path('items/', ItemList.asView({ description: 'All items' }), { name: 'item-list' });
+   * // ItemList.asView({ paginationClass: 42 }) does not compile: initkwargs are the view's attributes, with their types
    * ```
    */
-  static asView<V extends APIView>(
-    this: new () => V,
-    initkwargs: Partial<Record<keyof V, unknown>> = {},
-  ): ViewFunction {
+  static asView<V extends APIView>(this: new () => V, initkwargs: ViewAttributes<V> = {}): ViewFunction {
     const keys = Object.keys(initkwargs);
     const fn = (request: Request): Promise<Response> => {
       const view = new this();

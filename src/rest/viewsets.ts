@@ -10,7 +10,7 @@ import { GenericAPIView } from './generics.js';
 import type { Request } from './request.js';
 import type { Response } from './response.js';
 import type { ViewFunction } from './urls/patterns.js';
-import { HTTP_METHOD_NAMES, type Handler } from './views.js';
+import { HTTP_METHOD_NAMES, type Handler, type ViewAttributes } from './views.js';
 
 /**
  * HTTP method -> action name, as routers bind them.
@@ -23,7 +23,8 @@ export type ActionMap = Partial<Record<(typeof HTTP_METHOD_NAMES)[number], strin
 
 /**
  * A generic viewset: actions instead of method handlers. Subclass
- * {@link ReadOnlyModelViewSet} for list + retrieve.
+ * {@link ReadOnlyModelViewSet} for list + retrieve. `Row` ties `queryset`
+ * and `serializerClass` together, as in `GenericAPIView`.
  * @example
  * ```ts
  * class ItemViewSet extends GenericViewSet {
@@ -34,7 +35,7 @@ export type ActionMap = Partial<Record<(typeof HTTP_METHOD_NAMES)[number], strin
  * const listView = ItemViewSet.asViewSet({ get: 'list' });
  * ```
  */
-export class GenericViewSet extends GenericAPIView {
+export class GenericViewSet<Row extends object = object> extends GenericAPIView<Row> {
   /** The action of the current request (`list`, `retrieve`, ...). */
   action: string | null = null;
   /** The router's basename for this viewset. */
@@ -55,7 +56,7 @@ export class GenericViewSet extends GenericAPIView {
   static asViewSet<V extends GenericViewSet>(
     this: new () => V,
     actions: ActionMap,
-    initkwargs: Partial<Record<keyof V, unknown>> = {},
+    initkwargs: ViewAttributes<V> = {},
   ): ViewFunction {
     if (Object.keys(actions).length === 0)
       throw new ConfigurationError(
@@ -119,4 +120,4 @@ export class GenericViewSet extends GenericAPIView {
  * router.register('items', ItemViewSet, { basename: 'item' });
  * ```
  */
-export class ReadOnlyModelViewSet extends GenericViewSet {}
+export class ReadOnlyModelViewSet<Row extends object = object> extends GenericViewSet<Row> {}

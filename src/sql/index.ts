@@ -11,7 +11,8 @@
  * ```ts
  * import { SqlQueryset, createSqliteKysely } from 'eventide/sql';
  * const db = createSqliteKysely<{ item: { id: number; name: string } }>('app.db');
- * const items = new SqlQueryset<{ id: number; name: string }>({
+ * // Typed by db: rows are { id: number; name: string }; orderBy('-name') and filter('id', ...) are checked.
+ * const items = new SqlQueryset({
  *   db, table: 'item', dialect: 'sqlite',
  *   fields: { id: { type: 'integer', unique: true }, name: { type: 'text' } },
  * });
@@ -21,6 +22,12 @@
 export {
   SqlQueryset,
   type SqlQuerysetOptions,
+  type SqlQuerysetConstructor,
+  type TypedSqlQuerysetOptions,
+  type SqlOrderTerm,
+  type SqlRow,
+  type SqlTableName,
+  type SqlColumnName,
   type SqlExecutor,
   type SqlDialectKind,
   type SqlFieldInfo,

@@ -84,8 +84,18 @@ import {
 } from '../rest/data/values.js';
 import { type Comparison, type CountOptions, type FieldInfo, type Queryset } from '../rest/data/source.js';
 
+import type {
+  IsUntypedDatabase,
+  OnlyColumns,
+  SqlFieldsOf,
+  SqlOrderTerm,
+  SqlRow,
+  SqlTableName,
+} from './queryset-types.js';
+
 export type { SqlDialectKind } from './conditions.js';
 export type { DatetimeStorage, SqlFieldInfo } from './datetime-formats.js';
+export type { SqlColumnName, SqlOrderTerm, SqlRow, SqlTableName } from './queryset-types.js';
 
 /**
  * What a {@link SqlQueryset} runs its queries on: any `Kysely` instance or
@@ -105,7 +115,9 @@ export interface SqlExecutor {
 }
 
 /**
- * How to build a {@link SqlQueryset}.
+ * How to build a {@link SqlQueryset} (the untyped form: any table and
+ * field names; {@link TypedSqlQuerysetOptions} checks them against a
+ * Kysely database interface).
  * @example
  * ```ts
  * const options: SqlQuerysetOptions = { db, table: 'item', fields: itemFields, dialect: 'sqlite' };
@@ -130,6 +142,86 @@ export interface SqlQuerysetOptions {
    * reads that must not see them.
    */
   readonly sqliteDatabase?: SqliteHandle;
+}
+
+/**
+ * How to build a {@link SqlQueryset} checked against the Kysely database
+ * interface `DB` of `db`: `table` is one of its tables, every key of
+ * `fields` one of that table's columns, and `primaryKey` one of `fields`.
+ * `db` may also be an untyped {@link SqlExecutor} (a `ReplicaRouter`) next
+ * to a typed `Kysely<DB>` in a union (`reads ?? db`), which gives `DB`.
+ * @example
+ * ```ts
+ * // DB: { item: { id: number; name: string; created: string; price: number; category: string } }; db: Kysely<DB>
+ * const options: TypedSqlQuerysetOptions<DB, 'item', { id: SqlFieldInfo; name: SqlFieldInfo }> = {
+ *   db, table: 'item', dialect: 'sqlite', fields: { id: { type: 'integer', unique: true }, name: { type: 'text' } },
+ * };
+ * ```
+ */
+export interface TypedSqlQuerysetOptions<DB, T extends SqlTableName<DB>, F> extends Omit<
+  SqlQuerysetOptions,
+  'db' | 'table' | 'fields' | 'primaryKey'
+> {
+  /** A typed `Kysely<DB>` (or transaction), or a union of one with an untyped executor. */
+  readonly db: Kysely<DB> | SqlExecutor;
+  /** A table of `DB`. */
+  readonly table: T;
+  /** Some columns of `table`, with their types; rows carry exactly these keys. */
+  readonly fields: OnlyColumns<DB, T, F>;
+  /** The primary-key column (default `'id'`): one of `fields`. */
+  readonly primaryKey?: NoInfer<Extract<keyof F, string>>;
+}
+
+/**
+ * `E` when it is an executor the typed form of {@link SqlQueryset} does not
+ * apply to (no `Kysely`, or a `Kysely` of an untyped database); `never` for
+ * a typed `Kysely`, so that a mistake in a typed call does not fall back to
+ * the untyped form.
+ * @internal
+ */
+type UntypedExecutor<E> = E extends Kysely<infer DB> ? (IsUntypedDatabase<DB> extends true ? E : never) : E;
+
+/**
+ * `F` for a typed database interface, `never` for an untyped one (which
+ * takes the untyped form).
+ * @internal
+ */
+type TypedFields<DB, T extends SqlTableName<DB>, F> =
+  IsUntypedDatabase<DB> extends true ? never : OnlyColumns<DB, T, F>;
+
+/**
+ * The constructor of {@link SqlQueryset}, in two forms.
+ *
+ * - Typed: `db` is a `Kysely<DB>` of a database interface naming its
+ *   tables. `table`, the keys of `fields` and `primaryKey` are checked
+ *   against it, and the queryset is a `SqlQueryset<Row, Col>` whose rows
+ *   are the declared columns as Kysely selects them (`datetime` fields as
+ *   `Date`s) and whose `orderBy()` terms, `filter()` fields and `ordering`
+ *   are its column names.
+ * - Untyped: `new SqlQueryset<Row>({ ... })` with the row type given (or
+ *   `Record<string, unknown>`), or any `db` that is not a typed `Kysely`
+ *   (a `SqlExecutor`, `Kysely<any>`): names are plain strings, checked at
+ *   run time only (a `ConfigurationError`), as before.
+ * @example
+ * ```ts
+ * // DB: { item: { id: number; name: string; created: string; price: number; category: string } }; db: Kysely<DB>
+ * const items = new SqlQueryset({
+ *   db, table: 'item', dialect: 'sqlite',
+ *   fields: { id: { type: 'integer', unique: true }, name: { type: 'text' }, created: { type: 'datetime', unique: true } },
+ * });
+ * const rows = await items.orderBy('-created').slice(0, 10); // { id: number; name: string; created: Date }[]
+ * ```
+ */
+export interface SqlQuerysetConstructor {
+  /** The typed form: names checked against `DB`, rows typed from the table. */
+  new <DB, T extends SqlTableName<DB>, const F extends SqlFieldsOf<DB, T>>(
+    options: TypedSqlQuerysetOptions<DB, T, F> & { readonly fields: TypedFields<DB, T, F> },
+  ): SqlQueryset<SqlRow<DB, T, F>, Extract<keyof F, string>>;
+  /** The untyped form: any names (checked at run time), rows of type `Row`. */
+  new <Row extends object = Record<string, unknown>, E extends SqlExecutor = SqlExecutor>(
+    options: SqlQuerysetOptions & { readonly db: UntypedExecutor<E> },
+  ): SqlQueryset<Row>;
+  readonly prototype: SqlQueryset<object>;
 }
 
 type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
@@ -168,15 +260,37 @@ const SHAPE_CACHE_LIMIT = 512;
  * Immutable: `orderBy` and `filter` return new querysets sharing the
  * compiled-statement cache. Without an ordering rows come in primary-key
  * order (`ordering` stays empty).
+ *
+ * Typed by its database: with a `Kysely<DB>` as `db`, the table, the
+ * fields, the `orderBy()` terms (`-field` too) and the `filter()` fields are
+ * checked against `DB` at compile time, and the row type is inferred
+ * ({@link SqlQuerysetConstructor}). `Row` is the row type, `Col` the field
+ * names (`string` in the untyped form).
  * @example
  * ```ts
- * const items = new SqlQueryset<Item>({ db, table: 'item', fields: itemFields, dialect: 'sqlite' });
+ * // DB: { item: { id: number; name: string; created: string; price: number; category: string } }; db: Kysely<DB>
+ * const items = new SqlQueryset({
+ *   db, table: 'item', dialect: 'sqlite',
+ *   fields: { id: { type: 'integer', unique: true }, name: { type: 'text' }, created: { type: 'datetime', unique: true } },
+ * });
  * const page = await items.orderBy('-created').filter('created', 'lt', new Date('2020-01-02T00:00:00Z')).slice(0, 11);
+ * page[0]?.created.toISOString(); // rows are { id: number; name: string; created: Date }
+ * // items.orderBy('-price'); // does not compile: price is not one of the fields
  * ```
  */
-export class SqlQueryset<Row extends object = Record<string, unknown>> implements Queryset<Row> {
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the instance type of the SqlQueryset constructor, named as the class
+export interface SqlQueryset<
+  Row extends object = Record<string, unknown>,
+  Col extends string = string,
+> extends SqlQuerysetImpl<Row, Col> {}
+
+/** The implementation of {@link SqlQueryset} (exported through its typed constructor). */
+class SqlQuerysetImpl<
+  Row extends object = Record<string, unknown>,
+  Col extends string = string,
+> implements Queryset<Row> {
   readonly #core: Core;
-  #ordering: readonly string[] = NONE;
+  #ordering: readonly SqlOrderTerm<Col>[] = NONE;
   #terms: readonly Term[];
   #orderKey: string;
   #filters: readonly (Filter | Seek)[] = NONE;
@@ -186,7 +300,11 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   #filterKey = '';
   #cacheKey: string | null = null;
   /** The last {@link orderBy} of this queryset (querysets are immutable: the same terms give the same queryset). */
-  #ordered: { readonly key: string; readonly q: SqlQueryset<Row> } | null = null;
+  #ordered: { readonly key: string; readonly q: SqlQueryset<Row, Col> } | null = null;
+
+  static {
+    Object.defineProperty(this, 'name', { value: 'SqlQueryset' });
+  }
 
   constructor(options: SqlQuerysetOptions) {
     const core = coreFor(options);
@@ -196,8 +314,8 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   }
 
   /** A copy sharing the core (its compiled-statement cache) and the state. */
-  #derive(): SqlQueryset<Row> {
-    const q = new SqlQueryset<Row>(this.#core.options);
+  #derive(): SqlQuerysetImpl<Row, Col> {
+    const q = new SqlQuerysetImpl<Row, Col>(this.#core.options);
     q.#ordering = this.#ordering;
     q.#terms = this.#terms;
     q.#orderKey = this.#orderKey;
@@ -209,17 +327,17 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   }
 
   /** The fields rows have. */
-  get fields(): Readonly<Record<string, SqlFieldInfo>> {
+  get fields(): Readonly<Record<Col, SqlFieldInfo>> {
     return this.#core.fields;
   }
 
   /** The primary-key field. */
-  get primaryKey(): string {
-    return this.#core.pk;
+  get primaryKey(): Col {
+    return this.#core.pk as Col;
   }
 
   /** The ordering terms as given to {@link orderBy}. */
-  get ordering(): readonly string[] {
+  get ordering(): readonly SqlOrderTerm<Col>[] {
     return this.#ordering;
   }
 
@@ -228,7 +346,7 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     return this.#core.dialect;
   }
 
-  orderBy(...terms: string[]): SqlQueryset<Row> {
+  orderBy(...terms: SqlOrderTerm<Col>[]): SqlQueryset<Row, Col> {
     let key = '';
     for (const term of terms) key += typeof term === 'string' ? `${term.length}:${term}` : '\u0000';
     const last = this.#ordered;
@@ -254,7 +372,7 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     return q;
   }
 
-  filter(field: string, op: Comparison, value: unknown): SqlQueryset<Row> {
+  filter(field: Col, op: Comparison, value: unknown): SqlQueryset<Row, Col> {
     const core = this.#core;
     const info = fieldInfo(core, field, 'filter');
     if (!Object.hasOwn(OPS, op))
@@ -275,11 +393,11 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
   }
 
   /** The ordering terms applied, the tie-breaker included (`[primaryKey]` when unordered). */
-  get orderKey(): readonly string[] {
-    return this.#terms.map((t) => (t.desc ? `-${t.field}` : t.field));
+  get orderKey(): readonly SqlOrderTerm<Col>[] {
+    return this.#terms.map((t) => (t.desc ? `-${t.field}` : t.field) as SqlOrderTerm<Col>);
   }
 
-  seekAfter(values: readonly unknown[]): SqlQueryset<Row> {
+  seekAfter(values: readonly unknown[]): SqlQueryset<Row, Col> {
     const core = this.#core;
     const terms = this.#terms;
     const given: unknown = values; // Array.isArray would narrow to any[]
@@ -444,7 +562,7 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
     return this.#run('all', () => this.#select(true), this.#params) as Promise<Row[]>;
   }
 
-  position(row: Row, field: string): string {
+  position(row: Row, field: Col): string {
     const info = fieldInfo(this.#core, field, 'position');
     return formatPosition((row as Record<string, unknown>)[field], info.type);
   }
@@ -456,7 +574,7 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
    * years outside 1..9999, more than 4096 characters. A value it returns
    * never makes the database raise an error.
    */
-  parsePosition(field: string, position: string): unknown {
+  parsePosition(field: Col, position: string): unknown {
     const core = this.#core;
     return parsePosition(position, fieldInfo(core, field, 'parsePosition'), core.values);
   }
@@ -534,6 +652,17 @@ export class SqlQueryset<Row extends object = Record<string, unknown>> implement
 }
 
 const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * A {@link Queryset} over a SQL table through Kysely: see the interface of
+ * the same name and {@link SqlQuerysetConstructor} (its typed and untyped
+ * forms).
+ * @example
+ * ```ts
+ * const items = new SqlQueryset<Item>({ db, table: 'item', fields: itemFields, dialect: 'sqlite' });
+ * ```
+ */
+export const SqlQueryset: SqlQuerysetConstructor = SqlQuerysetImpl;
 const cores = new WeakMap<SqlQuerysetOptions, Core>();
 
 /** The core of the querysets built from these options (made once per options object). */

@@ -9,6 +9,7 @@
  * The request set itself is in {@link requestSet} (./openapi-requests.ts).
  */
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { buildDemoApi } from '../../src/cli/demo.js';
 import { openDemoDatabase, type DemoDatabaseHandle } from '../../src/cli/demo-data.js';
 import { serveApi } from './rest.js';
@@ -174,6 +175,16 @@ const require = createRequire(import.meta.url);
 export const PRISM_CLI = require.resolve('@stoplight/prism-cli/dist/index.js');
 
 /**
+ * The module preloaded into a tool's process (`--import`) that refuses, and
+ * reports on stderr with {@link REFUSED_OUTSIDE}, every connection and DNS
+ * lookup outside loopback (./loopback-only.mjs).
+ */
+export const LOOPBACK_ONLY = fileURLToPath(new URL('./loopback-only.mjs', import.meta.url));
+
+/** How {@link LOOPBACK_ONLY} reports what it refused. */
+export const REFUSED_OUTSIDE = 'eventide-loopback-only: refused';
+
+/**
  * Starts `prism proxy <documentFile> <upstream>` on 127.0.0.1 port 0 and
  * waits (at most `ms`) until it listens. `--errors=false`: violations are
  * reported (`sl-violations`, the log) and the upstream's answer passes
@@ -181,7 +192,8 @@ export const PRISM_CLI = require.resolve('@stoplight/prism-cli/dist/index.js');
  * OPTIONS itself. Prism makes no outside calls of its own (no telemetry or
  * update check in 5.x; the document is a local file without remote
  * references, and proxy variables are removed from its environment so the
- * upstream is reached directly).
+ * upstream is reached directly), and {@link LOOPBACK_ONLY}, preloaded,
+ * refuses any it would make: the log then shows {@link REFUSED_OUTSIDE}.
  * @example
  * ```ts
  * const prism = await startPrism('/tmp/v1.json', demo.origin);
@@ -194,6 +206,8 @@ export async function startPrism(documentFile: string, upstream: string, ms = 60
     delete env[name];
   const run: ExampleRun = runNode(
     [
+      '--import',
+      new URL('./loopback-only.mjs', import.meta.url).href,
       PRISM_CLI,
       'proxy',
       documentFile,

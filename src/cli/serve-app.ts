@@ -117,7 +117,7 @@ export async function loadServeApp(file: string, context: ServeAppContext): Prom
   } catch (e) {
     const code = (e as { code?: unknown }).code;
     const hint =
-      code === 'ERR_UNKNOWN_FILE_EXTENSION'
+      code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(file)
         ? ' (a .ts file needs a TypeScript loader: node --import tsx, or build it to .js)'
         : '';
     return fail(`the import failed: ${firstLine(e)}${hint}`);

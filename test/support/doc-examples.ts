@@ -189,7 +189,7 @@ export function mismatches(expected: Pattern, actual: unknown, at = '$'): string
     shown.forEach((e, k) => out.push(...mismatches(e, actual[k], `${at}[${k}]`)));
     return out;
   }
-  if (typeof expected === 'object' && expected !== null && expected !== REST) {
+  if (typeof expected === 'object' && expected !== null) {
     if (isLengthOnly(expected))
       return Array.isArray(actual) && actual.length === expected.length
         ? []
@@ -220,7 +220,7 @@ export function mismatches(expected: Pattern, actual: unknown, at = '$'): string
 export function substitute(p: Pattern, from: string, to: string): Pattern {
   if (typeof p === 'string') return p.replaceAll(from, to);
   if (Array.isArray(p)) return (p as Pattern[]).map((e: Pattern) => substitute(e, from, to));
-  if (typeof p === 'object' && p !== null && p !== REST && !isLengthOnly(p)) {
+  if (typeof p === 'object' && p !== null && !isLengthOnly(p)) {
     const obj = p;
     const out: { [key: string]: Pattern; [REST]?: true } = {};
     for (const key of Object.keys(obj)) out[key] = substitute(obj[key] as Pattern, from, to);

@@ -5,7 +5,8 @@
  * The convention of the guide: a code block whose info string says
  * `file=PATH` (```ts file=src/app.ts, ```json file=package.json) is the
  * whole content of that file of the project at that point; a later block
- * with the same path replaces it. Responses are ```http blocks (the
+ * with the same path replaces it. A TypeScript block's first line names
+ * the file for the reader (`// src/app.ts`); a JSON block's sentence does. Responses are ```http blocks (the
  * conventions of test/docs.responses.test.ts), answered by the finished
  * project, with `http://127.0.0.1:3000` standing for its origin. ```sh
  * blocks are commands for the reader: not run (they install from the
@@ -142,7 +143,12 @@ test('the guide: files, responses and commands are annotated as the convention s
     assert.ok(final.has(f), `the guide writes ${f}`);
   assert.ok(shown.length >= 3, 'the guide shows the project in several states');
   const code = blocks.filter((b) => ['ts', 'typescript', 'json'].includes(b.lang));
-  for (const b of code) assert.ok(metaAttributes(b.meta)['file'], `${GUIDE}:${b.line}: a code block names its file`);
+  for (const b of code) {
+    const file = metaAttributes(b.meta)['file'];
+    assert.ok(file !== undefined, `${GUIDE}:${b.line}: a code block names its file`);
+    // The reader sees the path: a TypeScript file's first line names it.
+    if (b.lang !== 'json') assert.equal(b.text.split('\n')[0], `// ${file}`, `${GUIDE}:${b.line}`);
+  }
   assert.ok(blocks.filter((b) => b.lang === 'http').length >= 3, 'the guide shows responses');
   const pkg = JSON.parse(final.get('package.json') as string) as { type: string };
   assert.equal(pkg.type, 'module');

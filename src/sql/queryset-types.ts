@@ -9,8 +9,10 @@
  *
  * @module
  */
-import type { Selectable } from 'kysely';
+import type { CompiledQuery, Kysely, QueryResult, Selectable } from 'kysely';
+import type { SqlDialectKind } from './conditions.js';
 import type { SqlFieldInfo } from './datetime-formats.js';
+import type { SqliteHandle } from './drivers.js';
 
 /**
  * A term of `orderBy()` over the columns `Col`: a column (ascending) or
@@ -101,3 +103,95 @@ export type SqlRow<DB, T extends keyof DB, F> = {
     ? DatetimeValue<F[K]>
     : Selectable<DB[T]>[K];
 };
+
+/**
+ * What a {@link SqlQueryset} runs its queries on: any `Kysely` instance or
+ * transaction (whatever its database type, since tables are named by
+ * string). Queries are compiled by Kysely for the queryset's dialect and
+ * handed to `executeQuery`.
+ * @example
+ * ```ts
+ * import Database from 'better-sqlite3';
+ * import { Kysely, SqliteDialect } from 'kysely';
+ * const executor: SqlExecutor = new Kysely<DB>({ dialect: new SqliteDialect({ database: new Database('demo.sqlite3') }) });
+ * ```
+ */
+export interface SqlExecutor {
+  /** Runs a compiled query. */
+  executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>>;
+}
+
+/**
+ * How to build a {@link SqlQueryset} (the untyped form: any table and
+ * field names; {@link TypedSqlQuerysetOptions} checks them against a
+ * Kysely database interface).
+ * @example
+ * ```ts
+ * const options: SqlQuerysetOptions = { db, table: 'item', fields: itemFields, dialect: 'sqlite' };
+ * ```
+ */
+export interface SqlQuerysetOptions {
+  /** The Kysely instance (or transaction) to query. */
+  readonly db: SqlExecutor;
+  /** The table, optionally schema-qualified (`'public.item'`). */
+  readonly table: string;
+  /** The columns to read, with their types (and datetime storages); rows carry exactly these keys. */
+  readonly fields: Readonly<Record<string, SqlFieldInfo>>;
+  /** The primary-key column (default `'id'`); it must be one of `fields`. */
+  readonly primaryKey?: string;
+  /** Which database `db` talks to. */
+  readonly dialect: SqlDialectKind;
+  /**
+   * SQLite only: the better-sqlite3 handle under `db`. Reads then run on it
+   * directly through a statement cache, skipping Kysely's asynchronous driver
+   * and its connection mutex (about a tenth of a keyset page's cost). Leave it
+   * out when the same connection runs Kysely transactions concurrently with
+   * reads that must not see them.
+   */
+  readonly sqliteDatabase?: SqliteHandle;
+}
+
+/**
+ * How to build a {@link SqlQueryset} checked against the Kysely database
+ * interface `DB` of `db`: `table` is one of its tables, every key of
+ * `fields` one of that table's columns, and `primaryKey` one of `fields`.
+ * `db` may also be an untyped {@link SqlExecutor} (a `ReplicaRouter`) next
+ * to a typed `Kysely<DB>` in a union (`reads ?? db`), which gives `DB`.
+ * @example
+ * ```ts
+ * // DB: { item: { id: number; name: string; created: string; price: number; category: string } }; db: Kysely<DB>
+ * const options: TypedSqlQuerysetOptions<DB, 'item', { id: SqlFieldInfo; name: SqlFieldInfo }> = {
+ *   db, table: 'item', dialect: 'sqlite', fields: { id: { type: 'integer', unique: true }, name: { type: 'text' } },
+ * };
+ * ```
+ */
+export interface TypedSqlQuerysetOptions<DB, T extends SqlTableName<DB>, F> extends Omit<
+  SqlQuerysetOptions,
+  'db' | 'table' | 'fields' | 'primaryKey'
+> {
+  /** A typed `Kysely<DB>` (or transaction), or a union of one with an untyped executor. */
+  readonly db: Kysely<DB> | SqlExecutor;
+  /** A table of `DB`. */
+  readonly table: T;
+  /** Some columns of `table`, with their types; rows carry exactly these keys. */
+  readonly fields: OnlyColumns<DB, T, F>;
+  /** The primary-key column (default `'id'`): one of `fields`. */
+  readonly primaryKey?: NoInfer<Extract<keyof F, string>>;
+}
+
+/**
+ * `E` when it is an executor the typed form of {@link SqlQueryset} does not
+ * apply to (no `Kysely`, or a `Kysely` of an untyped database); `never` for
+ * a typed `Kysely`, so that a mistake in a typed call does not fall back to
+ * the untyped form.
+ * @internal
+ */
+export type UntypedExecutor<E> = E extends Kysely<infer DB> ? (IsUntypedDatabase<DB> extends true ? E : never) : E;
+
+/**
+ * `F` for a typed database interface, `never` for an untyped one (which
+ * takes the untyped form).
+ * @internal
+ */
+export type TypedFields<DB, T extends SqlTableName<DB>, F> =
+  IsUntypedDatabase<DB> extends true ? never : OnlyColumns<DB, T, F>;

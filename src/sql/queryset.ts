@@ -48,11 +48,10 @@ import {
   sql,
   type CompiledQuery,
   type ExpressionBuilder,
-  type QueryResult,
   type SelectQueryBuilder,
 } from 'kysely';
 import { ConfigurationError } from '../rest/errors.js';
-import type { SqliteHandle, SqliteStatementHandle } from './drivers.js';
+import type { SqliteStatementHandle } from './drivers.js';
 import { DatetimeParam, type DatetimeStorage, type SqlFieldInfo } from './datetime-formats.js';
 import { convertRows } from './rows.js';
 import {
@@ -85,109 +84,28 @@ import {
 import { type Comparison, type CountOptions, type FieldInfo, type Queryset } from '../rest/data/source.js';
 
 import type {
-  IsUntypedDatabase,
-  OnlyColumns,
+  SqlExecutor,
   SqlFieldsOf,
   SqlOrderTerm,
+  SqlQuerysetOptions,
   SqlRow,
   SqlTableName,
+  TypedFields,
+  TypedSqlQuerysetOptions,
+  UntypedExecutor,
 } from './queryset-types.js';
 
 export type { SqlDialectKind } from './conditions.js';
 export type { DatetimeStorage, SqlFieldInfo } from './datetime-formats.js';
-export type { SqlColumnName, SqlOrderTerm, SqlRow, SqlTableName } from './queryset-types.js';
-
-/**
- * What a {@link SqlQueryset} runs its queries on: any `Kysely` instance or
- * transaction (whatever its database type, since tables are named by
- * string). Queries are compiled by Kysely for the queryset's dialect and
- * handed to `executeQuery`.
- * @example
- * ```ts
- * import Database from 'better-sqlite3';
- * import { Kysely, SqliteDialect } from 'kysely';
- * const executor: SqlExecutor = new Kysely<DB>({ dialect: new SqliteDialect({ database: new Database('demo.sqlite3') }) });
- * ```
- */
-export interface SqlExecutor {
-  /** Runs a compiled query. */
-  executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>>;
-}
-
-/**
- * How to build a {@link SqlQueryset} (the untyped form: any table and
- * field names; {@link TypedSqlQuerysetOptions} checks them against a
- * Kysely database interface).
- * @example
- * ```ts
- * const options: SqlQuerysetOptions = { db, table: 'item', fields: itemFields, dialect: 'sqlite' };
- * ```
- */
-export interface SqlQuerysetOptions {
-  /** The Kysely instance (or transaction) to query. */
-  readonly db: SqlExecutor;
-  /** The table, optionally schema-qualified (`'public.item'`). */
-  readonly table: string;
-  /** The columns to read, with their types (and datetime storages); rows carry exactly these keys. */
-  readonly fields: Readonly<Record<string, SqlFieldInfo>>;
-  /** The primary-key column (default `'id'`); it must be one of `fields`. */
-  readonly primaryKey?: string;
-  /** Which database `db` talks to. */
-  readonly dialect: SqlDialectKind;
-  /**
-   * SQLite only: the better-sqlite3 handle under `db`. Reads then run on it
-   * directly through a statement cache, skipping Kysely's asynchronous driver
-   * and its connection mutex (about a tenth of a keyset page's cost). Leave it
-   * out when the same connection runs Kysely transactions concurrently with
-   * reads that must not see them.
-   */
-  readonly sqliteDatabase?: SqliteHandle;
-}
-
-/**
- * How to build a {@link SqlQueryset} checked against the Kysely database
- * interface `DB` of `db`: `table` is one of its tables, every key of
- * `fields` one of that table's columns, and `primaryKey` one of `fields`.
- * `db` may also be an untyped {@link SqlExecutor} (a `ReplicaRouter`) next
- * to a typed `Kysely<DB>` in a union (`reads ?? db`), which gives `DB`.
- * @example
- * ```ts
- * // DB: { item: { id: number; name: string; created: string; price: number; category: string } }; db: Kysely<DB>
- * const options: TypedSqlQuerysetOptions<DB, 'item', { id: SqlFieldInfo; name: SqlFieldInfo }> = {
- *   db, table: 'item', dialect: 'sqlite', fields: { id: { type: 'integer', unique: true }, name: { type: 'text' } },
- * };
- * ```
- */
-export interface TypedSqlQuerysetOptions<DB, T extends SqlTableName<DB>, F> extends Omit<
+export type {
+  SqlColumnName,
+  SqlExecutor,
+  SqlOrderTerm,
   SqlQuerysetOptions,
-  'db' | 'table' | 'fields' | 'primaryKey'
-> {
-  /** A typed `Kysely<DB>` (or transaction), or a union of one with an untyped executor. */
-  readonly db: Kysely<DB> | SqlExecutor;
-  /** A table of `DB`. */
-  readonly table: T;
-  /** Some columns of `table`, with their types; rows carry exactly these keys. */
-  readonly fields: OnlyColumns<DB, T, F>;
-  /** The primary-key column (default `'id'`): one of `fields`. */
-  readonly primaryKey?: NoInfer<Extract<keyof F, string>>;
-}
-
-/**
- * `E` when it is an executor the typed form of {@link SqlQueryset} does not
- * apply to (no `Kysely`, or a `Kysely` of an untyped database); `never` for
- * a typed `Kysely`, so that a mistake in a typed call does not fall back to
- * the untyped form.
- * @internal
- */
-type UntypedExecutor<E> = E extends Kysely<infer DB> ? (IsUntypedDatabase<DB> extends true ? E : never) : E;
-
-/**
- * `F` for a typed database interface, `never` for an untyped one (which
- * takes the untyped form).
- * @internal
- */
-type TypedFields<DB, T extends SqlTableName<DB>, F> =
-  IsUntypedDatabase<DB> extends true ? never : OnlyColumns<DB, T, F>;
+  SqlRow,
+  SqlTableName,
+  TypedSqlQuerysetOptions,
+} from './queryset-types.js';
 
 /**
  * The constructor of {@link SqlQueryset}, in two forms.
@@ -255,6 +173,7 @@ interface Core {
 
 const SHAPE_CACHE_LIMIT = 512;
 
+/* eslint-disable @typescript-eslint/no-empty-object-type -- SqlQueryset: the instance type of the SqlQueryset constructor, named as the class */
 /**
  * A {@link Queryset} over a SQL table through Kysely (SQLite or PostgreSQL).
  * Immutable: `orderBy` and `filter` return new querysets sharing the
@@ -278,13 +197,12 @@ const SHAPE_CACHE_LIMIT = 512;
  * // items.orderBy('-price'); // does not compile: price is not one of the fields
  * ```
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the instance type of the SqlQueryset constructor, named as the class
 export interface SqlQueryset<
   Row extends object = Record<string, unknown>,
   Col extends string = string,
 > extends SqlQuerysetImpl<Row, Col> {}
 
-/** The implementation of {@link SqlQueryset} (exported through its typed constructor). */
+/** The implementation of {@link SqlQueryset} (exported through its typed constructor; its run-time name is `SqlQuerysetImpl`). */
 class SqlQuerysetImpl<
   Row extends object = Record<string, unknown>,
   Col extends string = string,
@@ -301,10 +219,6 @@ class SqlQuerysetImpl<
   #cacheKey: string | null = null;
   /** The last {@link orderBy} of this queryset (querysets are immutable: the same terms give the same queryset). */
   #ordered: { readonly key: string; readonly q: SqlQueryset<Row, Col> } | null = null;
-
-  static {
-    Object.defineProperty(this, 'name', { value: 'SqlQueryset' });
-  }
 
   constructor(options: SqlQuerysetOptions) {
     const core = coreFor(options);

@@ -175,14 +175,14 @@ test('every package the project imports is in the guide`s npm install lines', ()
     assert.ok(installed.has(name), `npm install ${name}`);
 });
 
-let compiled: { diagnostics: string[] } | null = null;
+let compiled: { diagnostics: string[]; mistake: string[] } | null = null;
 /**
  * Type-checks every state in one program (only the project's files: the
  * library's are read for their types), and emits the finished project's
  * src/ into its dist/ as `npm run build` does (`tsc -p tsconfig.build.json`:
  * rootDir src, outDir dist), once.
  */
-function compile(): { diagnostics: string[] } {
+function compile(): { diagnostics: string[]; mistake: string[] } {
   if (compiled !== null) return compiled;
   const fileNames: string[] = [];
   let options: ts.CompilerOptions | null = null;
@@ -222,6 +222,14 @@ function compile(): { diagnostics: string[] } {
         : '';
     return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
   });
+  // The mistake the guide says does not compile: a field that is no column of the table.
+  const mistake = join(work, 'mistake', 'src', 'db.ts');
+  const db = final.get('src/db.ts') as string;
+  assert.ok(db.includes("author: { type: 'text' },"));
+  mkdirSync(dirname(mistake), { recursive: true });
+  writeFileSync(mistake, db.replace("author: { type: 'text' },", "autor: { type: 'text' },"));
+  const wrong = ts.createProgram([mistake], { ...(options as ts.CompilerOptions), noEmit: true });
+  const caught = wrong.getSemanticDiagnostics(wrong.getSourceFile(mistake));
   const finalSrc = join(project, 'src');
   for (const f of own.filter((x) => x.fileName.startsWith(`${finalSrc}/`)))
     program.emit(f, (name, text) => {
@@ -229,12 +237,21 @@ function compile(): { diagnostics: string[] } {
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, text);
     });
-  compiled = { diagnostics };
+  compiled = {
+    diagnostics,
+    mistake: caught.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')),
+  };
   return compiled;
 }
 
 test('every state of the project type-checks under strict and noUncheckedIndexedAccess', () => {
   assert.deepEqual(compile().diagnostics, []);
+});
+
+test('a field that is no column of the table does not compile, as the guide says', () => {
+  const { mistake } = compile();
+  assert.ok(mistake.length > 0, 'no diagnostic for the field autor');
+  assert.match(mistake.join('\n'), /autor/);
 });
 
 test('the finished project: npm test passes (its tests use api.inject())', () => {

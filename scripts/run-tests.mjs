@@ -77,19 +77,35 @@ if (node !== process.execPath) {
   }
   env.PATH = [dirname(node), env.PATH].filter((p) => p !== undefined && p !== '').join(delimiter);
 }
-const args = [
-  // Node 24's runner starts each file's process with every option of its own, defaults included:
-  // its --report-signal=SIGUSR2 implies --report-on-signal, which adds a SIGUSR2 listener (the
-  // signal tests count the listeners) and writes a report file for each SIGUSR2 into the checkout.
-  // Off, as it is by default on Node 20 and 22.
-  '--no-report-on-signal',
-  '--import',
-  'tsx',
-  '--test',
-  '--test-concurrency=2',
-  '--test-timeout=120000',
-  '--test-reporter=spec',
-  ...files,
-];
-const child = spawn(node, args, { cwd: root, stdio: 'inherit', env });
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+// --test-timeout bounds each test file as a whole (120 s). A file named *.slow.test.ts (one that
+// builds and installs a whole project, say) runs after the others, with 45 minutes.
+const SLOW = /\.slow\.test\.ts$/;
+const groups = [
+  { files: files.filter((f) => !SLOW.test(f)), timeout: 120_000 },
+  { files: files.filter((f) => SLOW.test(f)), timeout: 45 * 60_000 },
+].filter((g) => g.files.length > 0);
+
+function runGroup({ files: group, timeout }) {
+  const args = [
+    // Node 24's runner starts each file's process with every option of its own, defaults included:
+    // its --report-signal=SIGUSR2 implies --report-on-signal, which adds a SIGUSR2 listener (the
+    // signal tests count the listeners) and writes a report file for each SIGUSR2 into the checkout.
+    // Off, as it is by default on Node 20 and 22.
+    '--no-report-on-signal',
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    `--test-timeout=${timeout}`,
+    '--test-reporter=spec',
+    ...group,
+  ];
+  return new Promise((resolve) => {
+    const child = spawn(node, args, { cwd: root, stdio: 'inherit', env });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+let status = 0;
+for (const group of groups) status = (await runGroup(group)) || status;
+process.exit(status);

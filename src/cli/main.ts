@@ -6,6 +6,7 @@
  * eventide help                 the same
  * eventide help serve           the options of `serve` (also `eventide serve --help`)
  * eventide serve [OPTIONS]      the demo catalog API (see serve.ts)
+ * eventide init DIR             writes a new project into DIR (see init.ts)
  * eventide examples             the example programs, one per line
  * eventide example NAME [ARGS]  runs examples/NAME.ts (through tsx)
  * ```
@@ -64,9 +65,10 @@ export function usage(): string {
     '\n' +
     'Commands:\n' +
     '  serve [OPTIONS]          serve the demo catalog API (`eventide serve --help` lists the options)\n' +
+    '  init DIR                 write a new project into DIR (`eventide init --help` says what it holds)\n' +
     '  examples                 list the example programs\n' +
     '  example NAME [ARGS...]   run an example program (signals are forwarded to it)\n' +
-    '  help [serve]             show this text (or the options of serve)\n' +
+    '  help [serve|init]        show this text (or the options of serve, or what init writes)\n' +
     '\n' +
     'Examples:\n' +
     exampleList(availableExamples())
@@ -154,6 +156,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   switch (command) {
     case 'help':
       if (rest[0] === 'serve') return (await import('./serve.js')).serve(['--help']);
+      if (rest[0] === 'init') return (await import('./init.js')).init(['--help']);
       out(usage());
       return 0;
     case undefined:
@@ -168,6 +171,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return runExample(rest[0], rest.slice(1));
     case 'serve':
       return (await import('./serve.js')).serve(rest);
+    case 'init':
+      return (await import('./init.js')).init(rest);
     default:
       err(`eventide: unknown command "${command}"`);
       err(usage());

@@ -129,8 +129,18 @@ function checkTarget(target: string, url: string): string {
         `the url ${JSON.stringify(url)} holds ${c === 35 ? 'a fragment (#)' : 'a space or a control character'}; encode it (encodeURIComponent) or leave it out`,
       );
   }
-  // eslint-disable-next-line no-control-regex -- the range is every character beyond ASCII
-  return target.replace(/[^\x00-\x7f]+/gu, (s) => encodeURI(s));
+  try {
+    // eslint-disable-next-line no-control-regex -- the range is every character beyond ASCII
+    return target.replace(/[^\x00-\x7f]+/gu, (s) => encodeURI(s));
+  } catch (error) {
+    throw new InjectError(
+      'ERR_REST_INJECT_OPTIONS',
+      `inject(): the url ${JSON.stringify(url)} is not well-formed UTF-16`,
+      {
+        cause: error,
+      },
+    );
+  }
 }
 
 interface Target {
@@ -266,13 +276,14 @@ class InjectedResponse implements InjectResponse {
     this.status = status;
     this.statusText = statusText(status);
     this.rawHeaders = Object.freeze(rawHeaders.map((p) => Object.freeze(p)));
-    const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+    const headers = new Map<string, string>();
     for (const [k, v] of rawHeaders) {
       const name = k.toLowerCase();
-      const before = headers[name];
-      headers[name] = before === undefined ? v : `${before}${name === 'set-cookie' ? '\n' : ', '}${v}`;
+      const before = headers.get(name);
+      headers.set(name, before === undefined ? v : `${before}${name === 'set-cookie' ? '\n' : ', '}${v}`);
     }
-    this.headers = Object.freeze(headers);
+    // A plain object (assert.deepEqual compares it with a literal); fromEntries makes even `__proto__` an own key.
+    this.headers = Object.freeze(Object.fromEntries(headers));
     this.rawBody = rawBody;
   }
 

@@ -367,6 +367,8 @@ function smallApiTests(transport: Transport): void {
 
     test('repeated fields: joined with ", ", Set-Cookie with a line feed', async () => {
       const res = await assertSame(api, served, { url: '/cookies/' });
+      assert.equal(Object.getPrototypeOf(res.headers), Object.prototype, 'a plain object');
+      assert.ok(Object.isFrozen(res.headers));
       assert.equal(res.headers['x-multi'], 'one, two');
       assert.deepEqual(res.headers['set-cookie']?.split('\n'), ['a=1; Path=/', 'b=2, 3; Path=/']);
       assert.deepEqual(
@@ -395,6 +397,7 @@ test('bad options throw InjectError ERR_REST_INJECT_OPTIONS before the API sees 
     ['http:///x', /needs a host/],
     ['/a b/', /space or a control character/],
     ['/a#b', /fragment/],
+    ['/a\ud800', /not well-formed/],
     [{ url: '/x', headers: { 'x-a': 'a\r\nb: c' } }, /CR, LF or NUL/],
     [{ url: '/x', headers: { 'x-a': ['ok', 'a\nb'] } }, /CR, LF or NUL/],
     [{ url: '/x', headers: { 'bad name': 'v' } }, /not a header field name/],

@@ -437,3 +437,22 @@ function send(
     req.end();
   });
 }
+
+test('the shortcut the guide names: npx eventide init my-api writes the starter project it describes', () => {
+  const guide = readFileSync(join(root, GUIDE), 'utf8');
+  assert.match(guide, /`npx eventide init my-api`/);
+  run(process.execPath, [join(work, 'node_modules', 'eventide', 'bin', 'eventide.js'), 'init', 'my-api'], work);
+  const starter = join(work, 'my-api');
+  const pkg = JSON.parse(readFileSync(join(starter, 'package.json'), 'utf8')) as {
+    type: string;
+    scripts: Record<string, string>;
+  };
+  assert.equal(pkg.type, 'module');
+  assert.ok(pkg.scripts['test'] !== undefined && pkg.scripts['start'] !== undefined);
+  const tsconfig = readFileSync(join(starter, 'tsconfig.json'), 'utf8');
+  assert.match(tsconfig, /"strict": true/);
+  assert.match(tsconfig, /"noUncheckedIndexedAccess": true/);
+  assert.match(readFileSync(join(starter, 'src', 'app.ts'), 'utf8'), /SqlQueryset/);
+  assert.match(readFileSync(join(starter, 'test', 'app.test.ts'), 'utf8'), /\.inject\(/);
+  assert.ok(readFileSync(join(starter, 'README.md'), 'utf8').includes('npm test'));
+});

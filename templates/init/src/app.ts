@@ -107,6 +107,7 @@ export async function createApp(
   allowedHosts: readonly string[] = ['localhost', '127.0.0.1', '[::1]'],
 ): Promise<App> {
   const db = await openDatabase(filename);
+  // Typed by the Database interface: the table and each field must be its columns.
   const books = new SqlQueryset({
     db,
     table: 'book',
@@ -119,14 +120,15 @@ export async function createApp(
     dialect: 'sqlite',
   });
 
-  class BookList extends ListAPIView {
+  // <Book>: the queryset's rows and the serializer's must agree, checked at compile time.
+  class BookList extends ListAPIView<Book> {
     override description = 'The books, five per page, by id: follow `next` for the following page.';
     override queryset = books;
     override serializerClass = BookSerializer;
     override paginationClass = BookCursor;
     override versioningClass = URLPathVersioning;
   }
-  class BookDetail extends RetrieveAPIView {
+  class BookDetail extends RetrieveAPIView<Book> {
     override description = 'One book, by id.';
     override queryset = books;
     override serializerClass = BookSerializer;

@@ -5,15 +5,11 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApp, type App } from '../src/app.js';
+import type { InferOutput } from 'eventide/rest';
+import { createApp, type App, type BookSerializer } from '../src/app.js';
 
-interface BookOut {
-  url: string;
-  id: number;
-  title: string;
-  author: string;
-  year: number;
-}
+/** A book as the API sends it, inferred from the serializer's fields. */
+type BookOut = InferOutput<typeof BookSerializer>;
 interface Page {
   next: string | null;
   previous: string | null;

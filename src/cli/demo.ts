@@ -11,7 +11,7 @@ import type { HttpLogger } from '../http/log.js';
 import type { CompressionSettings, CorsSettings } from '../rest/contracts.js';
 import { OrderingFilter } from '../rest/filters.js';
 import { ListAPIView, RetrieveAPIView } from '../rest/generics.js';
-import { openApiView } from '../rest/openapi.js';
+import { openApiView, type OpenApiOptions } from '../rest/openapi.js';
 import { apiReferenceView } from '../rest/docs.js';
 import { CursorPagination } from '../rest/pagination/cursor.js';
 import { KeysetPagination } from '../rest/pagination/keyset.js';
@@ -36,6 +36,7 @@ import {
   URLPathVersioning,
 } from '../rest/versioning.js';
 import { APIView } from '../rest/views.js';
+import type { JsonSchema } from '../rest/contracts.js';
 import type { VersioningClass } from '../rest/settings.js';
 
 /**
@@ -149,6 +150,59 @@ class LinkPagination extends LinkHeaderPagination {
   override pageSizeQueryParam = 'page_size';
   override maxPageSize = 100;
 }
+
+/** The list endpoints the root links to: its key, and the route name. */
+const ENDPOINTS: readonly (readonly [string, string])[] = [
+  ['page', 'page-items'],
+  ['limit', 'limit-items'],
+  ['cursor', 'cursor-items'],
+  ['cursor-price', 'cursor-price-items'],
+  ['cursor-ordering', 'cursor-ordering-items'],
+  ['cursor-keyset', 'cursor-keyset-items'],
+  ['cursor-relay', 'cursor-relay-items'],
+  ['page-nocount', 'page-nocount-items'],
+  ['link', 'link-items'],
+];
+
+/** The root's keys of the list endpoints. */
+const DEMO_LIST_KEYS: readonly string[] = ENDPOINTS.map(([key]) => key);
+
+/** A URI (an absolute URL the API built). */
+const URI: JsonSchema = { type: 'string', format: 'uri' };
+
+/** The body of the version endpoints: the version the scheme read, and the endpoint's own URL. */
+const VERSION_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['version', 'url'],
+  properties: {
+    version: { type: ['string', 'null'], description: 'The version of the request.', examples: ['v1'] },
+    url: { ...URI, description: "This endpoint's URL, as reverse() builds it for the request." },
+  },
+};
+
+/** An object of links, by name. */
+const links = (names: readonly string[], description: string): JsonSchema => ({
+  type: 'object',
+  description,
+  required: [...names],
+  properties: Object.fromEntries(names.map((n) => [n, URI])),
+});
+
+/** The body of the API root: a link to every endpoint. */
+const ROOT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: [...DEMO_LIST_KEYS, 'versioned', 'version', 'openapi', 'docs'],
+  properties: {
+    ...Object.fromEntries(DEMO_LIST_KEYS.map((k) => [k, { ...URI, description: `The items list of /${k}/items/.` }])),
+    versioned: links(['v1', 'v2'], 'The URL-path versioned items list, by version.'),
+    version: links(
+      ['accept', 'urlpath', 'namespace', 'host', 'query', 'header'],
+      'The version endpoint of each versioning scheme.',
+    ),
+    openapi: links(['v1', 'v2'], 'The OpenAPI document of each version.'),
+    docs: { ...URI, description: 'The API reference page.' },
+  },
+};
 
 /**
  * The options of {@link buildDemoApi}.
@@ -275,6 +329,7 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     }
   }
   class VersionedItem extends RetrieveAPIView {
+    override description = 'One item by its id, in the shape of the version in the URL path (as the list).';
     override queryset = items;
     override serializerClass = ItemSerializerV2;
     override versioningClass = URLPathVersioning;
@@ -288,6 +343,7 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     class VersionView extends APIView {
       override description = `The API version as ${scheme.name} reads it, and this endpoint's own URL through reverse().`;
       override versioningClass = scheme;
+      override openapi = { responseSchema: VERSION_SCHEMA };
       override get(request: Request): Response {
         return new Response({
           version: request.version,
@@ -303,22 +359,11 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     path('version/', versionView(NamespaceVersioning, 'namespace-version'), { name: 'namespace-version' }),
   ];
 
-  const ENDPOINTS: [string, string][] = [
-    ['page', 'page-items'],
-    ['limit', 'limit-items'],
-    ['cursor', 'cursor-items'],
-    ['cursor-price', 'cursor-price-items'],
-    ['cursor-ordering', 'cursor-ordering-items'],
-    ['cursor-keyset', 'cursor-keyset-items'],
-    ['cursor-relay', 'cursor-relay-items'],
-    ['page-nocount', 'page-nocount-items'],
-    ['link', 'link-items'],
-  ];
-
   class Root extends APIView {
     override description =
       'The eventide demo catalog: the same items through every pagination style, and every versioning scheme.';
     override versioningClass = null;
+    override openapi = { responseSchema: ROOT_SCHEMA };
     override get(request: Request): Response {
       const link = (name: string, kwargs?: Record<string, unknown>): string =>
         reverse(name, { request, kwargs: kwargs ?? null });
@@ -342,6 +387,14 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     }
   }
 
+  /** What both documents say of the API besides its routes. */
+  const openapi: OpenApiOptions = {
+    title: 'eventide demo catalog',
+    description:
+      'The eventide demo catalog: the same items through every pagination style, and every versioning scheme.',
+    license: { name: 'MIT', identifier: 'MIT' },
+    contact: { name: 'The eventide contributors' },
+  };
   const referenceView = apiReferenceView({
     title: 'eventide demo catalog',
     versions: { v1: '/openapi/v1.json', v2: '/openapi/v2.json' },
@@ -376,8 +429,8 @@ export function buildDemoApi(items: Queryset<Item>, options: DemoApiOptions = {}
     path('host/version/', versionView(HostNameVersioning, 'host-version'), { name: 'host-version' }),
     path('query/version/', versionView(QueryParameterVersioning, 'query-version'), { name: 'query-version' }),
     path('header/version/', versionView(HeaderVersioning, 'header-version'), { name: 'header-version' }),
-    path('openapi/v1.json', openApiView({ title: 'eventide demo catalog', version: 'v1' }), { name: 'openapi-v1' }),
-    path('openapi/v2.json', openApiView({ title: 'eventide demo catalog', version: 'v2' }), { name: 'openapi-v2' }),
+    path('openapi/v1.json', openApiView({ ...openapi, version: 'v1' }), { name: 'openapi-v1' }),
+    path('openapi/v2.json', openApiView({ ...openapi, version: 'v2' }), { name: 'openapi-v2' }),
     // The API reference (Swagger UI, served by the API itself): /docs/ is v1, /docs/v2/ v2.
     path('docs/', referenceView, { name: 'api-docs' }),
     path('docs/<path:page>', referenceView),

@@ -12,6 +12,9 @@
  */
 import type { HttpLogger } from '../http/log.js';
 import type { Queryset } from './data/source.js';
+import type { JsonSchema, SchemaError, SchemaParameter, SchemaSettings } from './schema-contracts.js';
+
+export type { JsonSchema, SchemaError, SchemaParameter, SchemaSettings, ViewSchema } from './schema-contracts.js';
 
 /**
  * What a transport hands to the web-API layer for one request.
@@ -232,6 +235,8 @@ export interface VersioningScheme {
   getAllowedVersions(request: ApiRequest): readonly (string | null)[] | null;
   getVersionParam(request: ApiRequest): string;
   isAllowedVersion(version: string | null, request: ApiRequest): boolean;
+  /** The answer to a version that is not allowed, for the OpenAPI document. */
+  getSchemaErrors?(): SchemaError[];
 }
 
 /**
@@ -356,30 +361,6 @@ export interface PaginatedView {
 }
 
 /**
- * An OpenAPI query-parameter object as the schema methods return it.
- * @example
- * ```ts
- * const p: SchemaParameter = { name: 'page', required: false, in: 'query', description: 'A page number within the paginated result set.', schema: { type: 'integer' } };
- * ```
- */
-export interface SchemaParameter {
-  name: string;
-  required: boolean;
-  in: 'query';
-  description: string;
-  schema: { type: 'integer' | 'string' };
-}
-
-/**
- * A JSON-schema object (OpenAPI 3.1 dialect).
- * @example
- * ```ts
- * const s: JsonSchema = { type: 'array', items: { type: 'object' } };
- * ```
- */
-export type JsonSchema = { [key: string]: unknown };
-
-/**
  * A pagination style as views, settings and the browsable page see it
  * (`BasePagination`, which every style extends, adds the HTML template).
  * @example
@@ -398,8 +379,11 @@ export interface Paginator {
   getNextLink(): string | null;
   getPreviousLink(): string | null;
   toHtml(templates?: Readonly<Record<string, PaginationTemplate>>): string;
-  getSchemaOperationParameters(view?: PaginatedView | null): SchemaParameter[];
+  /** The query parameters the style reads; `settings` gives the API-wide caps (`maximum` of a page size). */
+  getSchemaOperationParameters(view?: PaginatedView | null, settings?: SchemaSettings | null): SchemaParameter[];
   getPaginatedResponseSchema(schema: JsonSchema): JsonSchema;
+  /** The error answers of a list this style paginates (404 `Invalid page.`, ...), for the OpenAPI document. */
+  getSchemaErrors?(): SchemaError[];
 }
 
 /**

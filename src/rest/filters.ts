@@ -140,13 +140,46 @@ export class OrderingFilter extends BaseFilterBackend {
 
   /**
    * The ordering query parameter for the OpenAPI document; its name is
-   * `orderingParam`, else `settings.ORDERING_PARAM` when given, else `ordering`.
+   * `orderingParam`, else `settings.ORDERING_PARAM` when given, else
+   * `ordering`. When the view's valid fields are known (its
+   * `orderingFields`, its queryset's fields for `'__all__'`, else its
+   * serializer's), the value is a comma-separated list of those fields, each
+   * also with a leading `-` (`{"type": "array", "items": {"enum": ["price",
+   * "-price", ...]}}`, `style: form`, `explode: false`); otherwise a string.
    */
   getSchemaOperationParameters(
-    _view?: PaginatedView | null,
+    view?: PaginatedView | null,
     settings?: { readonly ORDERING_PARAM: string },
   ): SchemaParameter[] {
     const name = this.orderingParam ?? settings?.ORDERING_PARAM ?? 'ordering';
-    return [{ name, required: false, in: 'query', description: this.orderingDescription, schema: { type: 'string' } }];
+    const fields = view ? this.#schemaFields(view) : null;
+    if (fields === null || fields.length === 0)
+      return [
+        { name, required: false, in: 'query', description: this.orderingDescription, schema: { type: 'string' } },
+      ];
+    return [
+      {
+        name,
+        required: false,
+        in: 'query',
+        description: this.orderingDescription,
+        schema: { type: 'array', items: { type: 'string', enum: fields.flatMap((f) => [f, `-${f}`]) } },
+        style: 'form',
+        explode: false,
+      },
+    ];
+  }
+
+  /** The valid fields of a view without a request, or `null` when they cannot be told. */
+  #schemaFields(view: PaginatedView): string[] | null {
+    const allowed = view.orderingFields;
+    if (Array.isArray(allowed)) return [...(allowed as readonly string[])];
+    try {
+      const getQueryset = (view as { getQueryset?: () => Queryset<object> }).getQueryset;
+      if (typeof getQueryset !== 'function') return null;
+      return this.getValidFields(getQueryset.call(view), view);
+    } catch {
+      return null;
+    }
   }
 }

@@ -57,6 +57,9 @@ export type {
   FilterBackendClass,
   PaginatedView,
   SchemaParameter,
+  SchemaError,
+  SchemaSettings,
+  ViewSchema,
   JsonSchema,
 } from './contracts.js';
 export {
@@ -213,8 +216,11 @@ export {
   generateOpenApi,
   openApiView,
   serializerSchema,
+  serializerRequestSchema,
   type OpenApiOptions,
   type OpenApiDocument,
+  type OpenApiServer,
+  type OpenApiTag,
 } from './openapi.js';
 export { type PaginatedSchemaOptions, type SchemaPaginator } from './openapi-pagination.js';
 export { apiReferenceView, type ApiReferenceOptions } from './docs.js';

@@ -144,6 +144,14 @@ export class DefaultRouter extends SimpleRouter {
     const entries = this.registry.map((r) => [r.prefix, `${r.basename}-list`] as const);
     class APIRootView extends APIView {
       override description = 'The default basic root view for DefaultRouter';
+      // The body: each registered prefix with the URL of its list (a prefix whose list cannot be reversed is left out).
+      override openapi = {
+        responseSchema: {
+          type: 'object',
+          properties: Object.fromEntries(entries.map(([prefix]) => [prefix, { type: 'string', format: 'uri' }])),
+          additionalProperties: false,
+        },
+      };
       override get(request: Request): Response {
         const ns = request.resolverMatch?.namespace ?? '';
         const out: Record<string, string> = {};

@@ -24,7 +24,7 @@
  *
  * @module
  */
-import type { ReverseOptions, VersioningScheme } from './contracts.js';
+import type { ReverseOptions, SchemaError, VersioningScheme } from './contracts.js';
 import { MediaType, parseAccept } from './mediatypes.js';
 import { ImproperlyConfigured, NotAcceptable, NotFound } from './errors.js';
 import { replaceQueryParam } from './query.js';
@@ -32,6 +32,11 @@ import type { Request } from './request.js';
 import { plainReverse } from './reverse.js';
 
 const NO_HEADERS: readonly string[] = Object.freeze([]);
+
+/** The OpenAPI error answer to a version that is not allowed. */
+function invalidVersion(status: 404 | 406, message: string): SchemaError[] {
+  return [{ status, name: 'invalidVersion', summary: 'A version that is not allowed', value: { detail: message } }];
+}
 const ACCEPT: readonly string[] = Object.freeze(['Accept']);
 const HOST: readonly string[] = Object.freeze(['Host']);
 
@@ -93,6 +98,15 @@ export abstract class BaseVersioning implements VersioningScheme {
     return this.versionParam ?? request.settings.VERSION_PARAM;
   }
 
+  /**
+   * The answer to a version that is not allowed, for the OpenAPI document
+   * (`[{ status: 404, value: { detail: 'Invalid version in query parameter.' }, ... }]`).
+   * The base: none known (a custom scheme overrides it to declare its own).
+   */
+  getSchemaErrors(): SchemaError[] {
+    return [];
+  }
+
   /** Whether `version` may be used (see the module description). */
   isAllowedVersion(version: string | null, request: Request): boolean {
     const allowed = this.getAllowedVersions(request);
@@ -130,6 +144,11 @@ export class AcceptHeaderVersioning extends BaseVersioning {
   /** The `detail` of the 406. */
   invalidVersionMessage = 'Invalid version in "Accept" header.';
 
+  /** 406 with `invalidVersionMessage`. */
+  override getSchemaErrors(): SchemaError[] {
+    return invalidVersion(406, this.invalidVersionMessage);
+  }
+
   override get varyHeaders(): readonly string[] {
     return ACCEPT;
   }
@@ -162,6 +181,11 @@ export class AcceptHeaderVersioning extends BaseVersioning {
 export class URLPathVersioning extends BaseVersioning {
   /** The `detail` of the 404. */
   invalidVersionMessage = 'Invalid version in URL path.';
+
+  /** 404 with `invalidVersionMessage`. */
+  override getSchemaErrors(): SchemaError[] {
+    return invalidVersion(404, this.invalidVersionMessage);
+  }
 
   override determineVersion(request: Request): string | null {
     const raw = request.resolverMatch?.kwargs[this.getVersionParam(request)];
@@ -201,6 +225,11 @@ export class URLPathVersioning extends BaseVersioning {
 export class NamespaceVersioning extends BaseVersioning {
   /** The `detail` of the 404. */
   invalidVersionMessage = 'Invalid version in URL path. Does not match any version namespace.';
+
+  /** 404 with `invalidVersionMessage`. */
+  override getSchemaErrors(): SchemaError[] {
+    return invalidVersion(404, this.invalidVersionMessage);
+  }
 
   override determineVersion(request: Request): string | null {
     const namespace = request.resolverMatch?.namespace ?? '';
@@ -242,6 +271,11 @@ export class HostNameVersioning extends BaseVersioning {
   /** The `detail` of the 404. */
   invalidVersionMessage = 'Invalid version in hostname.';
 
+  /** 404 with `invalidVersionMessage`. */
+  override getSchemaErrors(): SchemaError[] {
+    return invalidVersion(404, this.invalidVersionMessage);
+  }
+
   override get varyHeaders(): readonly string[] {
     return HOST;
   }
@@ -269,6 +303,11 @@ export class HostNameVersioning extends BaseVersioning {
 export class QueryParameterVersioning extends BaseVersioning {
   /** The `detail` of the 404. */
   invalidVersionMessage = 'Invalid version in query parameter.';
+
+  /** 404 with `invalidVersionMessage`. */
+  override getSchemaErrors(): SchemaError[] {
+    return invalidVersion(404, this.invalidVersionMessage);
+  }
 
   override determineVersion(request: Request): string | null {
     const value = request.query.get(this.getVersionParam(request));
@@ -305,6 +344,11 @@ export class HeaderVersioning extends BaseVersioning {
   /** The `detail` of the 406 (derived from `headerName`; override with a getter). */
   get invalidVersionMessage(): string {
     return `Invalid version in "${this.headerName}" header.`;
+  }
+
+  /** 406 with `invalidVersionMessage`. */
+  override getSchemaErrors(): SchemaError[] {
+    return invalidVersion(406, this.invalidVersionMessage);
   }
 
   override get varyHeaders(): readonly string[] {

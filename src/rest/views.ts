@@ -17,6 +17,7 @@ import type {
   VersioningClass,
   VersionLifecycle,
   ViewFunction,
+  ViewSchema,
 } from './contracts.js';
 import { APIException, MethodNotAllowed } from './errors.js';
 import { addLifecycleHeaders, checkGone } from './lifecycle.js';
@@ -149,6 +150,8 @@ export class APIView {
   description = '';
   /** Leave this view out of generated OpenAPI documents. */
   excludeFromSchema = false;
+  /** What the OpenAPI document says of this view (tags, summary, description, 200 body schema); `null`: derived. */
+  openapi: ViewSchema | null = null;
   /**
    * This view's own lifecycle (deprecated, retired, replaced), whatever the
    * version: `{ deprecation: new Date('2026-06-01'), sunset: ..., successor:

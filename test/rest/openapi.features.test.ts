@@ -131,15 +131,19 @@ function buildApi(): RestApi {
 
 test('components.schemas: one per serializer class, named after it (unique), referred to with $ref', () => {
   const doc = generateOpenApi(buildApi(), { version: null });
-  assert.deepEqual(Object.keys(doc.components?.schemas ?? {}), ['ItemSerializer', 'ItemSerializer2']);
+  assert.deepEqual(
+    Object.keys(doc.components?.schemas ?? {}).filter((n) => n.startsWith('Item')),
+    ['ItemSerializer', 'ItemSerializer2'],
+  );
   assert.deepEqual(doc.components?.schemas['ItemSerializer'], {
     type: 'object',
     properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } },
-    required: ['name'],
+    required: ['id', 'name'],
   });
   assert.deepEqual(doc.components?.schemas['ItemSerializer2'], {
     type: 'object',
     properties: { id: { type: 'integer', readOnly: true } },
+    required: ['id'],
   });
   const ref = { $ref: '#/components/schemas/ItemSerializer' };
   assert.deepEqual(schema(op(doc, '/items/{pk}/')), ref, 'a detail response is the $ref');
@@ -160,10 +164,10 @@ test('components per version: each document holds the serializers of its own ver
     urlpatterns: [path('<str:version>/items/', Versioned.asView(), { name: 'items' })],
     settings: { ALLOWED_VERSIONS: ['v1', 'v2'] },
   });
-  assert.deepEqual(Object.keys(generateOpenApi(api, { version: 'v1' }).components?.schemas ?? {}), [
-    'ItemSerializerV1',
-  ]);
-  assert.deepEqual(Object.keys(generateOpenApi(api, { version: 'v2' }).components?.schemas ?? {}), ['ItemSerializer']);
+  const serializers = (version: string): string[] =>
+    Object.keys(generateOpenApi(api, { version }).components?.schemas ?? {}).filter((n) => n.startsWith('Item'));
+  assert.deepEqual(serializers('v1'), ['ItemSerializerV1']);
+  assert.deepEqual(serializers('v2'), ['ItemSerializer']);
 });
 
 test('LinkHeaderPagination: the bare page, and the Link header (with X-Total-Count when set) on the response', () => {

@@ -65,12 +65,13 @@ const ITEM: JsonSchema = {
     price: { type: 'integer' },
     created: { type: 'string', format: 'date-time', readOnly: true },
   },
-  required: ['name', 'price'],
+  // A response has every readable field: the read-only ones (always sent) too.
+  required: ['url', 'id', 'name', 'price', 'created'],
 };
 const ITEM_V1: JsonSchema = {
   type: 'object',
   properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } },
-  required: ['name'],
+  required: ['id', 'name'],
 };
 
 class Pages extends PageNumberPagination {
@@ -133,28 +134,33 @@ const PAGE = {
   required: false,
   in: 'query',
   description: 'A page number within the paginated result set.',
-  schema: { type: 'integer' },
+  schema: {
+    anyOf: [
+      { type: 'integer', minimum: 1 },
+      { type: 'string', enum: ['last'] },
+    ],
+  },
 };
 const PAGE_SIZE = {
   name: 'page_size',
   required: false,
   in: 'query',
   description: 'Number of results to return per page.',
-  schema: { type: 'integer' },
+  schema: { type: 'integer', minimum: 1 },
 };
 const LIMIT = {
   name: 'limit',
   required: false,
   in: 'query',
   description: 'Number of results to return per page.',
-  schema: { type: 'integer' },
+  schema: { type: 'integer', minimum: 1 },
 };
 const OFFSET = {
   name: 'offset',
   required: false,
   in: 'query',
   description: 'The initial index from which to return the results.',
-  schema: { type: 'integer' },
+  schema: { type: 'integer', minimum: 0 },
 };
 const CURSOR = {
   name: 'cursor',
@@ -163,13 +169,21 @@ const CURSOR = {
   description: 'The pagination cursor value.',
   schema: { type: 'string' },
 };
+/** The ordering of a view whose valid fields are its serializer's (ItemSerializer): a comma-separated list of them. */
 const ORDERING = {
   name: 'ordering',
   required: false,
   in: 'query',
   description: 'Which field to use when ordering the results.',
-  schema: { type: 'string' },
+  schema: {
+    type: 'array',
+    items: { type: 'string', enum: ['id', '-id', 'name', '-name', 'price', '-price', 'created', '-created'] },
+  },
+  style: 'form',
+  explode: false,
 };
+/** An `int` path parameter. */
+const PK = { name: 'pk', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } };
 
 /** A link of a page envelope: a URI or null (a JSON Schema 2020-12 type array), with the example of the endpoint's URL. */
 const link = (example: string): JsonSchema => ({ type: ['string', 'null'], format: 'uri', examples: [example] });
@@ -177,9 +191,9 @@ const link = (example: string): JsonSchema => ({ type: ['string', 'null'], forma
 function pageEnvelope(results: JsonSchema, url: string, param = 'page'): JsonSchema {
   return {
     type: 'object',
-    required: ['count', 'results'],
+    required: ['count', 'next', 'previous', 'results'],
     properties: {
-      count: { type: 'integer', examples: [123] },
+      count: { type: 'integer', minimum: 0, examples: [123] },
       next: link(`${url}?${param}=4`),
       previous: link(`${url}?${param}=2`),
       results,
@@ -189,9 +203,9 @@ function pageEnvelope(results: JsonSchema, url: string, param = 'page'): JsonSch
 function limitEnvelope(results: JsonSchema, url: string): JsonSchema {
   return {
     type: 'object',
-    required: ['count', 'results'],
+    required: ['count', 'next', 'previous', 'results'],
     properties: {
-      count: { type: 'integer', examples: [123] },
+      count: { type: 'integer', minimum: 0, examples: [123] },
       next: link(`${url}?limit=100&offset=400`),
       previous: link(`${url}?limit=100&offset=200`),
       results,
@@ -201,7 +215,7 @@ function limitEnvelope(results: JsonSchema, url: string): JsonSchema {
 function cursorEnvelope(results: JsonSchema, url: string): JsonSchema {
   return {
     type: 'object',
-    required: ['results'],
+    required: ['next', 'previous', 'results'],
     properties: {
       next: link(`${url}?cursor=cD00ODY%3D`),
       previous: link(`${url}?cursor=cj0xJnA9NDg3`),
@@ -339,11 +353,7 @@ test('URLPathVersioning: each document has its version substituted into the path
     '/hello/',
   ]);
   assert.equal(v1.paths['/v1/paged/'], undefined, 'the route only fits v2');
-  assert.deepEqual(
-    op(v1, '/v1/items/{pk}/').parameters,
-    [{ name: 'pk', in: 'path', required: true, schema: { type: 'integer' } }],
-    'the version is not a parameter',
-  );
+  assert.deepEqual(op(v1, '/v1/items/{pk}/').parameters, [PK], 'the version is not a parameter');
   assert.equal(
     Object.keys(generateOpenApi(api, { version: 'v7' }).paths).includes('/v7/limit/'),
     true,
@@ -369,7 +379,7 @@ test('the unversioned document keeps {version} and declares it', () => {
   assert.deepEqual(doc.info.version, '1.0.0');
   assert.deepEqual(op(doc, '/{version}/items/{pk}/').parameters, [
     { name: 'version', in: 'path', required: true, schema: { type: 'string' } },
-    { name: 'pk', in: 'path', required: true, schema: { type: 'integer' } },
+    PK,
   ]);
   assert.ok(doc.paths['/{version}/paged/']);
 });
@@ -416,9 +426,14 @@ test('deprecated: true for a version with a deprecation in VERSION_LIFECYCLE', (
 test('plain APIViews: one operation per method, status 201 for POST; excluded views are absent', () => {
   const doc = generateOpenApi(urlPathApi(), { version: 'v2' });
   const hello = doc.paths['/hello/'] as Record<string, unknown>;
-  assert.deepEqual(Object.keys(hello), ['get', 'post']);
+  assert.deepEqual(Object.keys(hello), ['get', 'post', 'head', 'options']);
   assert.deepEqual(op(doc, '/hello/').description, 'Says hello.');
-  assert.deepEqual(Object.keys(op(doc, '/hello/', 'post').responses), ['201']);
+  assert.deepEqual(
+    Object.keys(op(doc, '/hello/', 'post').responses),
+    ['201', '400', '404', '406', '413', '415'],
+    'POST: created, the errors of a body (400 unparsable, 413 too large, 415 unsupported), of Accept, and 404:' +
+      ' without DEFAULT_VERSION a route with no version in its path is refused (null is not an allowed version)',
+  );
   assert.equal(op(doc, '/hello/').parameters, undefined, 'not a generic view: no pagination');
   assert.equal(doc.paths['/v2/hidden/'], undefined);
   assert.equal(doc.paths['/openapi.json'], undefined);
@@ -503,14 +518,13 @@ test('QueryParameterVersioning: a version query parameter; HeaderVersioning: a h
     name: 'version',
     in: 'query',
     required: false,
-    description: 'The API version.',
+    description:
+      'The API version. This document describes version `v2`: send `?version=v2`; without it the answer is version `v2`.',
     schema: { type: 'string', enum: ['v1', 'v2'], default: 'v2' },
+    example: 'v2',
   };
   assert.deepEqual(op(q, '/items/').parameters, [VERSION, CURSOR, ORDERING]);
-  assert.deepEqual(op(q, '/items/{pk}/').parameters, [
-    { name: 'pk', in: 'path', required: true, schema: { type: 'integer' } },
-    VERSION,
-  ]);
+  assert.deepEqual(op(q, '/items/{pk}/').parameters, [PK, VERSION]);
   const open = generateOpenApi(
     new RestApi({
       urlpatterns: list(ItemList),
@@ -522,8 +536,9 @@ test('QueryParameterVersioning: a version query parameter; HeaderVersioning: a h
     name: 'v',
     in: 'query',
     required: false,
-    description: 'The API version.',
-    schema: { type: 'string', default: '1.2' },
+    description: 'The API version. This document describes version `1.2`: send `?v=1.2`.',
+    schema: { type: 'string' },
+    example: '1.2',
   });
 
   const h = generateOpenApi(
@@ -534,8 +549,9 @@ test('QueryParameterVersioning: a version query parameter; HeaderVersioning: a h
     name: 'X-API-Version',
     in: 'header',
     required: false,
-    description: 'The API version.',
-    schema: { type: 'string', default: 'v1' },
+    description: 'The API version. This document describes version `v1`: send the header `X-API-Version: v1`.',
+    schema: { type: 'string' },
+    example: 'v1',
   });
   checkStructure(h);
 
@@ -543,7 +559,10 @@ test('QueryParameterVersioning: a version query parameter; HeaderVersioning: a h
     new RestApi({ urlpatterns: list(ItemList), settings: { DEFAULT_VERSIONING_CLASS: AcceptHeaderVersioning } }),
     { version: 'v1' },
   );
-  assert.equal(op(a, '/items/').description, 'Send `Accept: application/json; version=v1` for this version.');
+  assert.equal(
+    op(a, '/items/').description,
+    'The list of Item List.\n\nSend `Accept: application/json; version=v1` for this version.',
+  );
 });
 
 test('viewsets behind a router: list is a list view, retrieve is not; operationIds stay unique', () => {
@@ -562,8 +581,12 @@ test('viewsets behind a router: list is a list view, retrieve is not; operationI
     { name: 'pk', in: 'path', required: true, schema: { type: 'string' } },
   ]);
   assert.deepEqual(schemaOf(op(doc, '/items/{pk}/')), ITEM);
-  assert.deepEqual(Object.keys(doc.paths['/items/'] as object), ['get'], 'only bound methods');
-  assert.deepEqual(schemaOf(op(doc, '/')), {}, 'the API root');
+  assert.deepEqual(Object.keys(doc.paths['/items/'] as object), ['get', 'head', 'options'], 'only bound methods');
+  assert.deepEqual(
+    schemaOf(op(doc, '/')),
+    { type: 'object', properties: { items: { type: 'string', format: 'uri' } }, additionalProperties: false },
+    "the API root: each prefix's list URL",
+  );
   assert.equal(op(doc, '/').operationId, 'api_root_get');
   assert.equal(op(doc, '/copy/').operationId, 'api_root_get_2');
 });
@@ -586,14 +609,17 @@ for (const transport of TRANSPORTS) {
       assert.equal(doc.openapi, '3.1.0');
       assert.deepEqual(doc.info, { title: 'Items', version: 'v2' });
       checkStructure(doc);
+      const servers = [{ url: s.origin, description: 'This server.' }];
       assert.deepEqual(
         doc,
         JSON.parse(
-          JSON.stringify(generateOpenApi(urlPathApi(), { title: 'Items', version: 'v2', exampleBaseUrl: s.origin })),
+          JSON.stringify(
+            generateOpenApi(urlPathApi(), { title: 'Items', version: 'v2', exampleBaseUrl: s.origin, servers }),
+          ),
         ),
         "the generated document, its link examples starting with the request's origin",
       );
-      assert.equal(doc.servers, undefined, 'servers only from serverUrl');
+      assert.deepEqual(doc.servers, servers, "without servers or serverUrl: the request's origin");
       assert.equal((await call(`${s.origin}/openapi.json`)).text, r.text, 'the same document again');
     });
 

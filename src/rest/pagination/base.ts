@@ -5,13 +5,20 @@
  *
  * @module
  */
-import type { JsonSchema, PaginatedView, Paginator, SchemaParameter } from '../contracts.js';
+import type {
+  JsonSchema,
+  PaginatedView,
+  Paginator,
+  SchemaError,
+  SchemaParameter,
+  SchemaSettings,
+} from '../contracts.js';
 import type { Request } from '../request.js';
 import type { Response } from '../response.js';
 import type { Queryset } from '../data/source.js';
 import { renderTemplate, type HtmlContext, type PaginationTemplate } from './html.js';
 
-export type { JsonSchema, PaginatedView, SchemaParameter } from '../contracts.js';
+export type { JsonSchema, PaginatedView, SchemaError, SchemaParameter, SchemaSettings } from '../contracts.js';
 export type { HtmlContext, PageLink } from './html.js';
 
 /**
@@ -75,9 +82,21 @@ export abstract class BasePagination implements Paginator {
     return this.template === null ? '' : renderTemplate(this.template, this.getHtmlContext(), templates);
   }
 
-  /** The query parameters this style reads, for the OpenAPI document. */
+  /**
+   * The query parameters this style reads, for the OpenAPI document, with
+   * the limits the style keeps (`minimum`, and `maximum` from its own cap
+   * or, without one, the API's `MAX_PAGE_SIZE` / `MAX_LIMIT` in `settings`).
+   */
+  getSchemaOperationParameters(_view?: PaginatedView | null, _settings?: SchemaSettings | null): SchemaParameter[] {
+    return [];
+  }
 
-  getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {
+  /**
+   * The error answers of a list this style paginates, with the exact body
+   * the style sends (404 `Invalid page.`, 404 `Invalid cursor`, 400 field
+   * errors), for the OpenAPI document. The base: none.
+   */
+  getSchemaErrors(): SchemaError[] {
     return [];
   }
 

@@ -10,10 +10,18 @@ import { ConfigurationError, ImproperlyConfigured, NotFound } from '../errors.js
 import { encodeComponent, parseQuery, positiveInt, pyIntBig, queryParamSlot, replaceQueryParam } from '../query.js';
 import type { Request } from '../request.js';
 import { Response } from '../response.js';
-import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
+import {
+  BasePagination,
+  type HtmlContext,
+  type JsonSchema,
+  type PaginatedView,
+  type SchemaError,
+  type SchemaParameter,
+  type SchemaSettings,
+} from './base.js';
 import { cursorBinding, signCursorToken, verifyCursorToken } from './signing.js';
 import { PREVIOUS_AND_NEXT_TEMPLATE, type PaginationTemplate } from './html.js';
-import { resolvePageSize } from './page-number.js';
+import { pageSizeSchema, resolvePageSize } from './page-number.js';
 
 /**
  * A decoded cursor: skip `offset` rows after (or, reversed, before)
@@ -523,8 +531,16 @@ export class CursorPagination extends BasePagination {
     return { previous_url: this.getPreviousLink(), next_url: this.getNextLink() };
   }
 
-  override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {
-    return cursorParameters(this);
+  override getSchemaOperationParameters(
+    _view?: PaginatedView | null,
+    settings?: SchemaSettings | null,
+  ): SchemaParameter[] {
+    return cursorParameters(this, settings);
+  }
+
+  /** 404 with `invalidCursorMessage` (a cursor that does not decode, or is not this list's). */
+  override getSchemaErrors(): SchemaError[] {
+    return [invalidCursorError(this.invalidCursorMessage)];
   }
 
   /**
@@ -544,17 +560,27 @@ export class CursorPagination extends BasePagination {
   }
 }
 
+/** The 404 of a cursor that cannot be read. @internal */
+export function invalidCursorError(message: string): SchemaError {
+  return { status: 404, name: 'invalidCursor', summary: 'A cursor that cannot be read', value: { detail: message } };
+}
+
 /**
  * The query parameters of a cursor style for the OpenAPI document: the
- * cursor, and the page size when the client may choose it.
+ * cursor, and the page size (a positive integer up to the cap) when the
+ * client may choose it.
  * @internal
  */
-export function cursorParameters(p: {
-  readonly cursorQueryParam: string;
-  readonly cursorQueryDescription: string;
-  readonly pageSizeQueryParam: string | null;
-  readonly pageSizeQueryDescription: string;
-}): SchemaParameter[] {
+export function cursorParameters(
+  p: {
+    readonly cursorQueryParam: string;
+    readonly cursorQueryDescription: string;
+    readonly pageSizeQueryParam: string | null;
+    readonly pageSizeQueryDescription: string;
+    readonly maxPageSize: number | null;
+  },
+  settings?: SchemaSettings | null,
+): SchemaParameter[] {
   const params: SchemaParameter[] = [
     {
       name: p.cursorQueryParam,
@@ -570,7 +596,7 @@ export function cursorParameters(p: {
       required: false,
       in: 'query',
       description: p.pageSizeQueryDescription,
-      schema: { type: 'integer' },
+      schema: pageSizeSchema(p.maxPageSize, settings),
     });
   }
   return params;
@@ -594,7 +620,7 @@ export function nextPreviousSchema(
       : { type: ['string', 'null'], format: 'uri', examples: [replaceQueryParam(url, param, token)] };
   return {
     type: 'object',
-    required: ['results'],
+    required: ['next', 'previous', 'results'],
     properties: { next: link(next), previous: link(previous), results },
   };
 }

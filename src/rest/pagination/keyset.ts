@@ -11,8 +11,16 @@ import { ConfigurationError, NotFound } from '../errors.js';
 import { removeQueryParam, replaceQueryParam } from '../query.js';
 import type { Request } from '../request.js';
 import { Response } from '../response.js';
-import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
-import { cursorOrdering, cursorParameters, invertTerm, nextPreviousSchema } from './cursor.js';
+import {
+  BasePagination,
+  type HtmlContext,
+  type JsonSchema,
+  type PaginatedView,
+  type SchemaError,
+  type SchemaParameter,
+  type SchemaSettings,
+} from './base.js';
+import { cursorOrdering, cursorParameters, invalidCursorError, invertTerm, nextPreviousSchema } from './cursor.js';
 import { cursorBinding, signCursorToken, verifyCursorToken } from './signing.js';
 import { PREVIOUS_AND_NEXT_TEMPLATE, type PaginationTemplate } from './html.js';
 import { resolvePageSize } from './page-number.js';
@@ -350,8 +358,16 @@ export class KeysetPagination extends BasePagination {
     return { previous_url: this.getPreviousLink(), next_url: this.getNextLink() };
   }
 
-  override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {
-    return cursorParameters(this);
+  override getSchemaOperationParameters(
+    _view?: PaginatedView | null,
+    settings?: SchemaSettings | null,
+  ): SchemaParameter[] {
+    return cursorParameters(this, settings);
+  }
+
+  /** 404 with `invalidCursorMessage` (a token that does not decode, or is not this list's). */
+  override getSchemaErrors(): SchemaError[] {
+    return [invalidCursorError(this.invalidCursorMessage)];
   }
 
   /**

@@ -9,9 +9,16 @@ import { ConfigurationError } from '../errors.js';
 import { positiveInt, pyIntBig, removeQueryParam, replaceQueryParam } from '../query.js';
 import type { Request } from '../request.js';
 import { Response } from '../response.js';
-import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
+import {
+  BasePagination,
+  type HtmlContext,
+  type JsonSchema,
+  type PaginatedView,
+  type SchemaParameter,
+  type SchemaSettings,
+} from './base.js';
 import { exactCount, type CountStrategy } from './count.js';
-import { resolvePageSize } from './page-number.js';
+import { pageSizeSchema, resolvePageSize } from './page-number.js';
 import { NUMBERS_TEMPLATE, getDisplayedPageNumbers, getPageLinks, type PaginationTemplate } from './html.js';
 
 interface State {
@@ -228,21 +235,25 @@ export class LimitOffsetPagination extends BasePagination {
     };
   }
 
-  override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {
+  /** `limit`: a positive integer up to `maxLimit` (else `MAX_LIMIT`); `offset`: an integer from 0. */
+  override getSchemaOperationParameters(
+    _view?: PaginatedView | null,
+    settings?: SchemaSettings | null,
+  ): SchemaParameter[] {
     return [
       {
         name: this.limitQueryParam,
         required: false,
         in: 'query',
         description: this.limitQueryDescription,
-        schema: { type: 'integer' },
+        schema: pageSizeSchema(this.maxLimit, settings, 'MAX_LIMIT'),
       },
       {
         name: this.offsetQueryParam,
         required: false,
         in: 'query',
         description: this.offsetQueryDescription,
-        schema: { type: 'integer' },
+        schema: { type: 'integer', minimum: 0 },
       },
     ];
   }
@@ -276,9 +287,9 @@ export class LimitOffsetPagination extends BasePagination {
     return this.includeCount
       ? {
           type: 'object',
-          required: ['count', 'results'],
-          properties: { count: { type: 'integer', examples: [123] }, ...links },
+          required: ['count', 'next', 'previous', 'results'],
+          properties: { count: { type: 'integer', minimum: 0, examples: [123] }, ...links },
         }
-      : { type: 'object', required: ['results'], properties: links };
+      : { type: 'object', required: ['next', 'previous', 'results'], properties: links };
   }
 }

@@ -10,7 +10,15 @@ import { ConfigurationError, NotFound } from '../errors.js';
 import { positiveInt, pyIntBig, removeQueryParam, replaceQueryParam } from '../query.js';
 import type { Request } from '../request.js';
 import { Response } from '../response.js';
-import { BasePagination, type HtmlContext, type JsonSchema, type PaginatedView, type SchemaParameter } from './base.js';
+import {
+  BasePagination,
+  type HtmlContext,
+  type JsonSchema,
+  type PaginatedView,
+  type SchemaError,
+  type SchemaParameter,
+  type SchemaSettings,
+} from './base.js';
 import { exactCount, type CountStrategy } from './count.js';
 import { NUMBERS_TEMPLATE, getDisplayedPageNumbers, getPageLinks, type PaginationTemplate } from './html.js';
 
@@ -253,6 +261,22 @@ export function resolvePageSize(
   return options.pageSize === undefined ? request.settings.PAGE_SIZE : options.pageSize;
 }
 
+/**
+ * The schema of a client-chosen page size or limit: a positive integer, at
+ * most `own` (the class's cap) or, when that is `null`, the API's cap from
+ * `settings` (`MAX_PAGE_SIZE`, or `MAX_LIMIT` for limit/offset); a cap of
+ * 0 or `null` states no `maximum`.
+ * @internal
+ */
+export function pageSizeSchema(
+  own: number | null,
+  settings: SchemaSettings | null | undefined,
+  cap: 'MAX_PAGE_SIZE' | 'MAX_LIMIT' = 'MAX_PAGE_SIZE',
+): JsonSchema {
+  const max = own ?? settings?.[cap] ?? null;
+  return max !== null && max > 0 ? { type: 'integer', minimum: 1, maximum: max } : { type: 'integer', minimum: 1 };
+}
+
 /** Python `str.format` with the two placeholders of `invalidPageMessage`. @internal */
 export function formatInvalidPage(message: string, pageNumber: string | number, reason: string): string {
   return message.replace(/\{\{|\}\}|\{page_number\}|\{message\}/g, (m) =>
@@ -442,14 +466,27 @@ export class PageNumberPagination extends BasePagination {
     };
   }
 
-  override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {
+  /**
+   * `page`: a positive integer or, when the list is counted, one of
+   * `lastPageStrings` (`{"anyOf": [{"type": "integer", "minimum": 1},
+   * {"type": "string", "enum": ["last"]}]}`); the page size, when the
+   * client may choose it, a positive integer up to the cap.
+   */
+  override getSchemaOperationParameters(
+    _view?: PaginatedView | null,
+    settings?: SchemaSettings | null,
+  ): SchemaParameter[] {
+    const number: JsonSchema = { type: 'integer', minimum: 1 };
     const params: SchemaParameter[] = [
       {
         name: this.pageQueryParam,
         required: false,
         in: 'query',
         description: this.pageQueryDescription,
-        schema: { type: 'integer' },
+        schema:
+          this.includeCount && this.lastPageStrings.length > 0
+            ? { anyOf: [number, { type: 'string', enum: [...this.lastPageStrings] }] }
+            : number,
       },
     ];
     if (this.pageSizeQueryParam !== null) {
@@ -458,10 +495,22 @@ export class PageNumberPagination extends BasePagination {
         required: false,
         in: 'query',
         description: this.pageSizeQueryDescription,
-        schema: { type: 'integer' },
+        schema: pageSizeSchema(this.maxPageSize, settings),
       });
     }
     return params;
+  }
+
+  /** 404 with `invalidPageMessage` (a page past the end, or not a page number). */
+  override getSchemaErrors(): SchemaError[] {
+    return [
+      {
+        status: 404,
+        name: 'invalidPage',
+        summary: 'A page that does not exist',
+        value: { detail: formatInvalidPage(this.invalidPageMessage, 10000, 'That page contains no results') },
+      },
+    ];
   }
 
   /**
@@ -482,9 +531,9 @@ export class PageNumberPagination extends BasePagination {
     return this.includeCount
       ? {
           type: 'object',
-          required: ['count', 'results'],
-          properties: { count: { type: 'integer', examples: [123] }, ...links },
+          required: ['count', 'next', 'previous', 'results'],
+          properties: { count: { type: 'integer', minimum: 0, examples: [123] }, ...links },
         }
-      : { type: 'object', required: ['results'], properties: links };
+      : { type: 'object', required: ['next', 'previous', 'results'], properties: links };
   }
 }

@@ -9,7 +9,9 @@ import { NotFound, ValidationError } from '../errors.js';
 import { positiveInt } from '../query.js';
 import type { Request } from '../request.js';
 import { Response } from '../response.js';
-import type { JsonSchema, PaginatedView, SchemaParameter } from './base.js';
+import type { JsonSchema, PaginatedView, SchemaError, SchemaParameter, SchemaSettings } from './base.js';
+import { invalidCursorError } from './cursor.js';
+import { pageSizeSchema } from './page-number.js';
 import { KeysetPagination, type KeysetCursor } from './keyset.js';
 
 /**
@@ -112,19 +114,48 @@ export class RelayConnectionPagination extends KeysetPagination {
     });
   }
 
-  override getSchemaOperationParameters(_view?: PaginatedView | null): SchemaParameter[] {
-    const p = (name: string, description: string, type: 'integer' | 'string'): SchemaParameter => ({
+  /** `first`/`last`: positive integers up to the cap; `after`/`before`: cursors. */
+  override getSchemaOperationParameters(
+    _view?: PaginatedView | null,
+    settings?: SchemaSettings | null,
+  ): SchemaParameter[] {
+    const p = (name: string, description: string, schema: JsonSchema): SchemaParameter => ({
       name,
       required: false,
       in: 'query',
       description,
-      schema: { type },
+      schema,
     });
+    const count = pageSizeSchema(this.maxPageSize, settings);
     return [
-      p(this.firstQueryParam, 'Number of items after the cursor (forward).', 'integer'),
-      p(this.afterQueryParam, 'The cursor of the item to page forward from.', 'string'),
-      p(this.lastQueryParam, 'Number of items before the cursor (backward).', 'integer'),
-      p(this.beforeQueryParam, 'The cursor of the item to page backward from.', 'string'),
+      p(this.firstQueryParam, 'Number of items after the cursor (forward).', count),
+      p(this.afterQueryParam, 'The cursor of the item to page forward from.', { type: 'string' }),
+      p(this.lastQueryParam, 'Number of items before the cursor (backward).', { ...count }),
+      p(this.beforeQueryParam, 'The cursor of the item to page backward from.', { type: 'string' }),
+    ];
+  }
+
+  /**
+   * 400 field errors (a `first` or `last` that is not a positive integer;
+   * both cursors, or both counts, given) and 404 `invalidCursorMessage`.
+   */
+  override getSchemaErrors(): SchemaError[] {
+    return [
+      {
+        status: 400,
+        name: 'invalidCount',
+        summary: `A \`${this.firstQueryParam}\` that is not a positive integer`,
+        value: { [this.firstQueryParam]: ['A positive integer is required.'] },
+      },
+      {
+        status: 400,
+        name: 'bothCursors',
+        summary: `Both \`${this.afterQueryParam}\` and \`${this.beforeQueryParam}\``,
+        value: {
+          [this.beforeQueryParam]: [`Give "${this.afterQueryParam}" or "${this.beforeQueryParam}", not both.`],
+        },
+      },
+      invalidCursorError(this.invalidCursorMessage),
     ];
   }
 

@@ -9,7 +9,7 @@
  */
 import type { Request } from '../request.js';
 import { Response } from '../response.js';
-import type { JsonSchema } from './base.js';
+import type { JsonSchema, PaginatedView, SchemaParameter, SchemaSettings } from './base.js';
 import { CursorPagination } from './cursor.js';
 import { PageNumberPagination } from './page-number.js';
 import { removeQueryParam, replaceQueryParam } from '../query.js';
@@ -107,7 +107,7 @@ export class EnvelopePagination extends PageNumberPagination {
           properties: { next: base.properties['next'], previous: base.properties['previous'] },
         },
         // The envelope always counts (0 without a page).
-        count: base.properties['count'] ?? { type: 'integer', examples: [123] },
+        count: base.properties['count'] ?? { type: 'integer', minimum: 0, examples: [123] },
         results: schema,
       },
     };
@@ -138,6 +138,19 @@ export function maxPageSizeRequested(
   return request.query.get(param) === 'max' ? paginator.maxPageSize : null;
 }
 
+/** The page-size parameter of `params` also accepting `max` (when the class has a cap the value stands for). */
+function withMaxSize(
+  params: SchemaParameter[],
+  paginator: { readonly pageSizeQueryParam: string | null; readonly maxPageSize: number | null },
+): SchemaParameter[] {
+  if (!paginator.pageSizeQueryParam || !paginator.maxPageSize) return params;
+  return params.map((p) =>
+    p.name === paginator.pageSizeQueryParam
+      ? { ...p, schema: { anyOf: [p.schema, { type: 'string', enum: ['max'] }] } }
+      : p,
+  );
+}
+
 /**
  * {@link PageNumberPagination} where `?page_size=max` (the page-size
  * parameter with the value `max`) gives `maxPageSize` rows.
@@ -152,6 +165,14 @@ export function maxPageSizeRequested(
 export class PaginateByMaxPagination extends PageNumberPagination {
   override getPageSize(request: Request): number | null {
     return maxPageSizeRequested(request, this) ?? super.getPageSize(request);
+  }
+
+  /** The page size is a positive integer or `max`. */
+  override getSchemaOperationParameters(
+    view?: PaginatedView | null,
+    settings?: SchemaSettings | null,
+  ): SchemaParameter[] {
+    return withMaxSize(super.getSchemaOperationParameters(view, settings), this);
   }
 }
 
@@ -169,5 +190,13 @@ export class PaginateByMaxPagination extends PageNumberPagination {
 export class PaginateByMaxCursorPagination extends CursorPagination {
   override getPageSize(request: Request): number | null {
     return maxPageSizeRequested(request, this) ?? super.getPageSize(request);
+  }
+
+  /** The page size is a positive integer or `max`. */
+  override getSchemaOperationParameters(
+    view?: PaginatedView | null,
+    settings?: SchemaSettings | null,
+  ): SchemaParameter[] {
+    return withMaxSize(super.getSchemaOperationParameters(view, settings), this);
   }
 }

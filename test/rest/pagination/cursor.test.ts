@@ -62,7 +62,7 @@ test('8.4 schema of the paginated response (main: type arrays, real cursor token
     JSON.stringify(p.getPaginatedResponseSchema({ type: 'string' }, { url: 'http://testserver/items/' })),
     JSON.stringify({
       type: 'object',
-      required: ['results'],
+      required: ['next', 'previous', 'results'],
       properties: {
         next: { type: ['string', 'null'], format: 'uri', examples: ['http://testserver/items/?cursor=cD00ODY%3D'] },
         previous: {
@@ -96,7 +96,15 @@ test('8.4 schema of the paginated response (main: type arrays, real cursor token
       required: false,
       in: 'query',
       description: 'Number of results to return per page.',
-      schema: { type: 'integer' },
+      schema: { type: 'integer', minimum: 1, maximum: 20 },
+    },
+  ]);
+  assert.deepEqual(p.getSchemaErrors(), [
+    {
+      status: 404,
+      name: 'invalidCursor',
+      summary: 'A cursor that cannot be read',
+      value: { detail: 'Invalid cursor' },
     },
   ]);
 });

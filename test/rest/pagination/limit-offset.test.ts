@@ -20,9 +20,9 @@ test('8.3 schema of the paginated response (main: type arrays, examples of the g
     JSON.stringify(p.getPaginatedResponseSchema({ type: 'string' }, { url: 'http://testserver/items/' })),
     JSON.stringify({
       type: 'object',
-      required: ['count', 'results'],
+      required: ['count', 'next', 'previous', 'results'],
       properties: {
-        count: { type: 'integer', examples: [123] },
+        count: { type: 'integer', minimum: 0, examples: [123] },
         next: { type: ['string', 'null'], format: 'uri', examples: ['http://testserver/items/?limit=100&offset=400'] },
         previous: {
           type: ['string', 'null'],
@@ -33,22 +33,37 @@ test('8.3 schema of the paginated response (main: type arrays, examples of the g
       },
     }),
   );
+  const offset = {
+    name: 'offset',
+    required: false,
+    in: 'query',
+    description: 'The initial index from which to return the results.',
+    schema: { type: 'integer', minimum: 0 },
+  };
   assert.deepEqual(p.getSchemaOperationParameters(null), [
     {
       name: 'limit',
       required: false,
       in: 'query',
       description: 'Number of results to return per page.',
-      schema: { type: 'integer' },
+      schema: { type: 'integer', minimum: 1 },
     },
-    {
-      name: 'offset',
-      required: false,
-      in: 'query',
-      description: 'The initial index from which to return the results.',
-      schema: { type: 'integer' },
-    },
+    offset,
   ]);
+  // The limit's cap: the class's maxLimit, else MAX_LIMIT (not MAX_PAGE_SIZE).
+  const settings = { MAX_PAGE_SIZE: 50, MAX_LIMIT: 70 };
+  assert.deepEqual(p.getSchemaOperationParameters(null, settings)[0]?.schema, {
+    type: 'integer',
+    minimum: 1,
+    maximum: 70,
+  });
+  p.maxLimit = 30;
+  assert.deepEqual(p.getSchemaOperationParameters(null, settings)[0]?.schema, {
+    type: 'integer',
+    minimum: 1,
+    maximum: 30,
+  });
+  assert.deepEqual(p.getSchemaErrors(), [], 'limit/offset answers every value (invalid ones fall back)');
 });
 
 // --- reference 3.1 table (1000 rows, default 10, max 100) ---

@@ -39,9 +39,9 @@ test('8.2 schema of the paginated response (main): JSON Schema 2020-12 type arra
     JSON.stringify(schema),
     JSON.stringify({
       type: 'object',
-      required: ['count', 'results'],
+      required: ['count', 'next', 'previous', 'results'],
       properties: {
-        count: { type: 'integer', examples: [123] },
+        count: { type: 'integer', minimum: 0, examples: [123] },
         next: { type: ['string', 'null'], format: 'uri', examples: ['http://testserver/items/?page=4&q=1'] },
         previous: { type: ['string', 'null'], format: 'uri', examples: ['http://testserver/items/?page=2&q=1'] },
         results: { type: 'string' },
@@ -57,37 +57,60 @@ test('8.2 schema of the paginated response (main): JSON Schema 2020-12 type arra
   assert.deepEqual(prop(p.getPaginatedResponseSchema({}), 'next'), { type: ['string', 'null'], format: 'uri' });
   p.includeCount = false;
   const uncounted = p.getPaginatedResponseSchema({});
-  assert.deepEqual(uncounted.required, ['results'], 'no count without includeCount');
+  assert.deepEqual(uncounted.required, ['next', 'previous', 'results'], 'no count without includeCount');
   assert.equal(prop(uncounted, 'count'), undefined);
 });
 
 test('schema operation parameters (section 6)', () => {
   const p = new PageNumberPagination();
-  assert.deepEqual(p.getSchemaOperationParameters(null), [
-    {
-      name: 'page',
-      required: false,
-      in: 'query',
-      description: 'A page number within the paginated result set.',
-      schema: { type: 'integer' },
+  // A page number, or one of lastPageStrings (the list is counted).
+  const page = {
+    name: 'page',
+    required: false,
+    in: 'query',
+    description: 'A page number within the paginated result set.',
+    schema: {
+      anyOf: [
+        { type: 'integer', minimum: 1 },
+        { type: 'string', enum: ['last'] },
+      ],
     },
-  ]);
+  };
+  assert.deepEqual(p.getSchemaOperationParameters(null), [page]);
   p.pageSizeQueryParam = 'size';
-  assert.deepEqual(p.getSchemaOperationParameters(null), [
-    {
-      name: 'page',
-      required: false,
-      in: 'query',
-      description: 'A page number within the paginated result set.',
-      schema: { type: 'integer' },
-    },
-    {
-      name: 'size',
-      required: false,
-      in: 'query',
-      description: 'Number of results to return per page.',
-      schema: { type: 'integer' },
-    },
+  const size = {
+    name: 'size',
+    required: false,
+    in: 'query',
+    description: 'Number of results to return per page.',
+    schema: { type: 'integer', minimum: 1 },
+  };
+  assert.deepEqual(p.getSchemaOperationParameters(null), [page, size], 'no cap: no maximum');
+  const capped = { ...size, schema: { type: 'integer', minimum: 1, maximum: 50 } };
+  assert.deepEqual(p.getSchemaOperationParameters(null, { MAX_PAGE_SIZE: 50, MAX_LIMIT: 7 }), [page, capped]);
+  p.maxPageSize = 20;
+  assert.deepEqual(
+    p.getSchemaOperationParameters(null, { MAX_PAGE_SIZE: 50, MAX_LIMIT: 7 })[1]?.schema,
+    { type: 'integer', minimum: 1, maximum: 20 },
+    "the class's own cap wins",
+  );
+  p.maxPageSize = 0;
+  assert.deepEqual(p.getSchemaOperationParameters(null, { MAX_PAGE_SIZE: 50, MAX_LIMIT: 7 })[1], size, '0: no cap');
+  p.lastPageStrings = ['last', 'end'];
+  assert.deepEqual(p.getSchemaOperationParameters(null)[0]?.schema, {
+    anyOf: [
+      { type: 'integer', minimum: 1 },
+      { type: 'string', enum: ['last', 'end'] },
+    ],
+  });
+  p.includeCount = false;
+  assert.deepEqual(
+    p.getSchemaOperationParameters(null)[0]?.schema,
+    { type: 'integer', minimum: 1 },
+    'not counted: no last page to name',
+  );
+  assert.deepEqual(p.getSchemaErrors(), [
+    { status: 404, name: 'invalidPage', summary: 'A page that does not exist', value: { detail: 'Invalid page.' } },
   ]);
 });
 

@@ -127,7 +127,7 @@ test('envelope: {links: {next, previous}, count, results}', async () => {
           previous: { type: ['string', 'null'], format: 'uri', examples: ['http://testserver/items/?page=2'] },
         },
       },
-      count: { type: 'integer', examples: [123] },
+      count: { type: 'integer', minimum: 0, examples: [123] },
       results: { type: 'array' },
     },
   });

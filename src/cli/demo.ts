@@ -175,7 +175,8 @@ const VERSION_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['version', 'url'],
   properties: {
-    version: { type: ['string', 'null'], description: 'The version of the request.', examples: ['v1'] },
+    // Every scheme refuses a version outside ALLOWED_VERSIONS, and DEFAULT_VERSION is v1: never null here.
+    version: { type: 'string', enum: ['v1', 'v2'], description: 'The version of the request.' },
     url: { ...URI, description: "This endpoint's URL, as reverse() builds it for the request." },
   },
 };

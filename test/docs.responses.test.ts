@@ -111,7 +111,7 @@ function signedCursors(demo: DemoDatabaseHandle): RestApi {
   }
   return new RestApi({
     urlpatterns: [path('items/', Items.asView())],
-    settings: { CURSOR_SIGNING_KEY: 'a secret of at least 32 characters, from the environment', ALLOWED_HOSTS: null },
+    settings: { CURSOR_SIGNING_KEY: 'a secret of at least 32 characters, from the environment' },
   });
 }
 

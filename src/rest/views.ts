@@ -357,7 +357,9 @@ export class APIView {
 export function apiView(
   methods: readonly string[],
   handler: Handler,
-  attributes: Partial<Pick<APIView, 'rendererClasses' | 'versioningClass' | 'description' | 'excludeFromSchema'>> & {
+  attributes: Partial<
+    Pick<APIView, 'rendererClasses' | 'versioningClass' | 'description' | 'excludeFromSchema' | 'openapi'>
+  > & {
     name?: string;
   } = {},
 ): ViewFunction {
@@ -379,5 +381,6 @@ export function apiView(
   if (attributes.rendererClasses !== undefined) init.rendererClasses = attributes.rendererClasses;
   if (attributes.versioningClass !== undefined) init.versioningClass = attributes.versioningClass;
   if (attributes.description !== undefined) init.description = attributes.description;
+  if (attributes.openapi !== undefined) init.openapi = attributes.openapi;
   return cls.asView(init);
 }

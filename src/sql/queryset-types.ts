@@ -183,15 +183,22 @@ export interface TypedSqlQuerysetOptions<DB, T extends SqlTableName<DB>, F> exte
  * `E` when it is an executor the typed form of {@link SqlQueryset} does not
  * apply to (no `Kysely`, or a `Kysely` of an untyped database); `never` for
  * a typed `Kysely`, so that a mistake in a typed call does not fall back to
- * the untyped form.
- * @internal
+ * the untyped form. Public because `SqlQuerysetConstructor`'s
+ * declaration names it (an `@internal` type would be stripped from the .d.ts).
+ * @example
+ * ```ts
+ * type Untyped = UntypedExecutor<SqlExecutor>; // SqlExecutor: the untyped form applies
+ * ```
  */
 export type UntypedExecutor<E> = E extends Kysely<infer DB> ? (IsUntypedDatabase<DB> extends true ? E : never) : E;
 
 /**
  * `F` for a typed database interface, `never` for an untyped one (which
- * takes the untyped form).
- * @internal
+ * takes the untyped form). Public for the same reason as {@link UntypedExecutor}.
+ * @example
+ * ```ts
+ * type Fields = TypedFields<{ item: { id: number } }, 'item', { id: SqlFieldInfo }>; // the fields, checked
+ * ```
  */
 export type TypedFields<DB, T extends SqlTableName<DB>, F> =
   IsUntypedDatabase<DB> extends true ? never : OnlyColumns<DB, T, F>;

@@ -29,7 +29,7 @@ import { Response } from '../../src/rest/response.js';
 import { Serializer } from '../../src/rest/serializers.js';
 import { path } from '../../src/rest/urls/patterns.js';
 import { URLPathVersioning } from '../../src/rest/versioning.js';
-import { APIView } from '../../src/rest/views.js';
+import { APIView, apiView } from '../../src/rest/views.js';
 import { call, callRaw, serveApi, type Served } from '../support/rest.js';
 
 type Json = Record<string, unknown>;
@@ -328,6 +328,26 @@ test('servers, license and contact; the served document names its own origin as 
   });
   assert.deepEqual(given.servers, [{ url: 'https://api.eventide.test', description: 'Production' }]);
   assert.equal(generateOpenApi(api, { version: 'v1' }).servers, undefined, 'generated without a server: none');
+});
+
+test('a function view (apiView) declares its body schema, tags and summary with openapi', () => {
+  const ping = apiView(['GET'], () => new Response({ pong: true }), {
+    name: 'Ping',
+    openapi: {
+      tags: ['meta'],
+      summary: 'Ping',
+      responseSchema: { type: 'object', required: ['pong'], properties: { pong: { type: 'boolean' } } },
+    },
+  });
+  const d = generateOpenApi(new RestApi({ urlpatterns: [path('ping/', ping, { name: 'ping' })] }));
+  const o = operation(d, '/ping/');
+  assert.deepEqual(o.tags, ['meta']);
+  assert.equal(o.summary, 'Ping');
+  assert.deepEqual((response(o, 200).content as Record<string, { schema: unknown }>)['application/json']?.schema, {
+    type: 'object',
+    required: ['pong'],
+    properties: { pong: { type: 'boolean' } },
+  });
 });
 
 test('the browsable text/html response, HEAD and OPTIONS are declared', () => {

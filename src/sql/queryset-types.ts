@@ -184,7 +184,7 @@ export interface TypedSqlQuerysetOptions<DB, T extends SqlTableName<DB>, F> exte
  * apply to (no `Kysely`, or a `Kysely` of an untyped database); `never` for
  * a typed `Kysely`, so that a mistake in a typed call does not fall back to
  * the untyped form. Public because `SqlQuerysetConstructor`'s
- * declaration names it (an `@internal` type would be stripped from the .d.ts).
+ * declaration names it (an internal type would be stripped from the .d.ts).
  * @example
  * ```ts
  * type Untyped = UntypedExecutor<SqlExecutor>; // SqlExecutor: the untyped form applies

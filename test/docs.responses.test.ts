@@ -52,6 +52,8 @@ import {
   curlExchanges,
   httpExchanges,
   metaAttributes,
+  mismatches,
+  parseLoose,
   type Exchange,
 } from './support/doc-examples.js';
 
@@ -230,4 +232,70 @@ test('the conventions are in use: README and docs/pagination.md examples are che
       .checked.filter((x) => x.fixture === 'demo')
       .flatMap((x) => x.exchanges))
       assert.doesNotMatch(e.target, /^\/items\//, `${file}:${e.line}`);
+});
+
+test('the checker: loose JSON, elisions, and what does not match', () => {
+  const m = (example: string, actual: unknown): string[] => mismatches(parseLoose(example), actual);
+  assert.deepEqual(m('{"a": 1, "b": [1, 2]}', { a: 1, b: [1, 2] }), []);
+  assert.deepEqual(m('{"a": 1, ...}', { a: 1, z: 2 }), []);
+  assert.deepEqual(m('{"a": 1}', { a: 1, z: 2 }), ['$.z: not in the example']);
+  assert.deepEqual(m('{"b": 2, "a": 1}', { a: 1, b: 2 }), ['$: keys in another order: a, b (example: b, a)']);
+  assert.deepEqual(m('[{"id": 4, ...}, ...]', [{ id: 4, x: 1 }, { id: 5 }]), []);
+  assert.deepEqual(m('[{"id": 4, ...}, ...]', []), [
+    '$: expected at least 1 elements, got 0',
+    '$[0]: expected an object, got undefined',
+  ]);
+  assert.deepEqual(m('[1, 2]', [1, 2, 3]), ['$: expected 2 elements, got 3']);
+  assert.deepEqual(m('{"r": [... 3 items ...]}', { r: [0, 0, 0] }), []);
+  assert.equal(m('{"r": [... 3 items ...]}', { r: [0] }).length, 1);
+  assert.deepEqual(m('{"next": "..."}', { next: null }), []);
+  assert.deepEqual(m('{"id": 98822}', { id: 98821 }), ['$.id: expected 98822, got 98821']);
+  assert.throws(() => parseLoose('{"a": 1,}'), SyntaxError);
+  assert.throws(() => parseLoose('[..., 1]'), SyntaxError);
+});
+
+test('the checker: http blocks and curl lines', () => {
+  const block = (lang: string, text: string) => ({ lang, meta: '', text, line: 1 });
+  const [a, b] = httpExchanges(
+    block(
+      'http',
+      'GET /x/?a=1 HTTP/1.1\nAccept: text/html\n\nHTTP/1.1 404 Not Found\nVary: Accept\n\n{"detail": "Not found."}\n\nHEAD /y/ HTTP/1.1\n\nHTTP/1.1 200 OK\n',
+    ),
+  );
+  assert.deepEqual(a, {
+    method: 'GET',
+    target: '/x/?a=1',
+    requestHeaders: { accept: 'text/html' },
+    status: 404,
+    reason: 'Not Found',
+    headers: { vary: 'Accept' },
+    body: '{"detail": "Not found."}',
+    line: 1,
+  });
+  assert.deepEqual([b?.method, b?.target, b?.status, b?.body], ['HEAD', '/y/', 200, null]);
+  assert.throws(() => httpExchanges(block('http', 'GET /x/\n\nHTTP/1.1 200 OK\n')), /a request line expected/);
+  const curls = curlExchanges(
+    block(
+      'sh',
+      [
+        "curl -H 'Host: v2.example.com' http://127.0.0.1:8000/a/   # a comment, not a response",
+        'curl http://127.0.0.1:8000/b/',
+        '# 404 {"detail": "x"}',
+        'curl -s -X OPTIONS -D - \\',
+        '     http://127.0.0.1:8000/c/',
+        '# HTTP/1.1 204 No Content',
+        '# Vary: Origin',
+        'curl https://elsewhere.example/',
+      ].join('\n'),
+    ),
+    DOC_ORIGIN,
+  );
+  assert.deepEqual(
+    curls.map((e) => [e.method, e.target, e.requestHeaders, e.status, e.headers, e.body]),
+    [
+      ['GET', '/a/', { host: 'v2.example.com' }, null, {}, null],
+      ['GET', '/b/', {}, 404, {}, '{"detail": "x"}'],
+      ['OPTIONS', '/c/', {}, 204, { vary: 'Origin' }, null],
+    ],
+  );
 });

@@ -10,7 +10,8 @@
  *
  * @module
  */
-import type { JsonSchema, SchemaError } from './contracts.js';
+import type { JsonSchema, SchemaError, Settings } from './contracts.js';
+import { DisallowedHost } from './errors.js';
 import type { SchemaComponents } from './openapi-components.js';
 
 /** The reason phrases of the statuses the documents declare. */
@@ -56,6 +57,63 @@ export const OBJECT_NOT_FOUND: SchemaError = {
   status: 404,
   name: 'notFound',
   summary: 'No object with this key',
+  value: { detail: 'Not found.' },
+};
+
+/**
+ * 400: a `Host` the API refuses: one that is no host name (Django's syntax
+ * check, whatever `ALLOWED_HOSTS` says) and, when `ALLOWED_HOSTS` is a list,
+ * one not on it. With a list every request is checked; without one, a
+ * request whose answer builds a link (a page's `next`, a hyperlinked
+ * field). Declared on every operation: a status an operation can answer.
+ * The examples are the bodies `Request.getHost()` answers with.
+ * @internal
+ */
+export function hostErrors(settings: Settings): SchemaError[] {
+  const out: SchemaError[] = [
+    {
+      status: 400,
+      name: 'invalidHost',
+      summary: 'A Host header that is no valid host name',
+      value: {
+        detail: new DisallowedHost('bad_host', {
+          reason: 'The domain name provided is not valid according to RFC 1034/1035.',
+        }).message,
+      },
+    },
+  ];
+  if (settings.ALLOWED_HOSTS !== null && !settings.ALLOWED_HOSTS.includes('*'))
+    out.push({
+      status: 400,
+      name: 'disallowedHost',
+      summary: 'A Host header not in ALLOWED_HOSTS',
+      value: { detail: new DisallowedHost('evil.test').message },
+    });
+  return out;
+}
+
+/**
+ * The `?format=` query parameter (`URL_FORMAT_OVERRIDE`) of a view whose
+ * renderers have these formats, or `null` when the setting is off.
+ * @internal
+ */
+export function formatParameter(settings: Settings, formats: readonly string[]): JsonSchema | null {
+  const name = settings.URL_FORMAT_OVERRIDE;
+  if (name === null || formats.length === 0) return null;
+  return {
+    name,
+    in: 'query',
+    required: false,
+    description: 'A renderer by its format name instead of by `Accept`; a format the view does not render is 404.',
+    schema: { type: 'string', enum: [...formats] },
+  };
+}
+
+/** 404: a `?format=` value no renderer of the view has. @internal */
+export const UNKNOWN_FORMAT: SchemaError = {
+  status: 404,
+  name: 'unknownFormat',
+  summary: 'A format no renderer of the view has',
   value: { detail: 'Not found.' },
 };
 

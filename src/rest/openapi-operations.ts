@@ -15,11 +15,14 @@ import { GenericAPIView, RetrieveAPIView } from './generics.js';
 import { SchemaComponents } from './openapi-components.js';
 import {
   bodyErrors,
+  formatParameter,
+  hostErrors,
   isJsonMediaType,
   NOT_ACCEPTABLE,
   OBJECT_NOT_FOUND,
   OperationErrors,
   textBody,
+  UNKNOWN_FORMAT,
   type ResponseMediaTypes,
 } from './openapi-errors.js';
 import { paginatedResponse } from './openapi-pagination.js';
@@ -169,12 +172,22 @@ export function routeOperations(
   const description = info.description ?? view.getViewDescription();
   const renderers = view.getRenderers();
   const media: ResponseMediaTypes = { all: [...new Set(renderers.map((r) => r.mediaType))] };
+  const format = formatParameter(settings, [...new Set(renderers.map((r) => r.format))]);
+  // Parameters every operation of the route has: its path's, the version's, `?format=`.
+  const routeParameters = (): JsonSchema[] => [
+    ...pathParameters(route, placed.substituted),
+    ...placed.parameters,
+    ...(format === null ? [] : [format]),
+  ];
   const lifecycle = version !== null ? settings.VERSION_LIFECYCLE[version] : undefined;
   const deprecated = lifecycle?.deprecation !== undefined || viewDeprecated(view);
-  // What any request to this route can be answered: a bad Accept, a bad version, a retired version or view.
+  // What any request to this route can be answered: a refused Host, a bad Accept or format, a bad
+  // version, a retired version or view.
   const common = (): OperationErrors =>
     new OperationErrors()
+      .add(hostErrors(settings))
       .add([NOT_ACCEPTABLE])
+      .add(format === null ? [] : [UNKNOWN_FORMAT])
       .add(placed.errors)
       .add(goneErrors(settings, version, view));
   const actions = init.actions as Record<string, string> | undefined;
@@ -203,7 +216,7 @@ export function routeOperations(
     // Viewsets: the action of this method, as a request would set it (getSerializerClass() may depend on it).
     if (action !== null && 'action' in view) (view as unknown as { action: string | null }).action = action;
     const errors = common();
-    const parameters: JsonSchema[] = [...pathParameters(route, placed.substituted), ...placed.parameters];
+    const parameters: JsonSchema[] = routeParameters();
     const serializer = serializerOf(view);
     let body: JsonSchema = info.responseSchema ?? {};
     let headers: Record<string, JsonSchema> = {};
@@ -297,7 +310,7 @@ export function routeOperations(
     summary: `${summary} (metadata)`,
     description: withNote("The view's metadata: its name and description, and the media types it renders and parses."),
   };
-  const parameters = [...pathParameters(route, placed.substituted), ...placed.parameters];
+  const parameters = routeParameters();
   if (parameters.length) options.parameters = parameters;
   options.responses = {
     '200': {

@@ -136,11 +136,56 @@ test('errors: each status the demo answers is declared, with the exact body as i
     method: 'OPTIONS',
     headers: { Accept: 'text/csv' },
   });
+  // Any route: ?format= that no renderer has; a Host that is no host name (where the answer builds a link:
+  // the root, a page, a hyperlinked object; every request when ALLOWED_HOSTS is set).
+  for (const p of ['/', '/page/items/', '/versioned/v1/items/1/']) {
+    const docPath = p.replace('/1/', '/{pk}/');
+    await assertDeclared(p, '?format=xml', 404, 'unknownFormat', { docPath });
+    await assertDeclared(p, '', 400, 'invalidHost', { headers: { Host: 'bad_host' }, docPath });
+  }
   // HEAD: the statuses of GET, without a body.
   const head = operation(doc(), '/page/items/', 'head');
   assert.equal((await callRaw(served.origin, '/page/items/?page=99999', { method: 'HEAD' })).status, 404);
   assert.equal(response(head, 404).content, undefined, 'HEAD declares no body');
-  assert.deepEqual(Object.keys(head.responses as object), ['200', '404', '406']);
+  assert.deepEqual(Object.keys(head.responses as object), ['200', '400', '404', '406']);
+});
+
+test('?format= is a parameter of every operation, its enum the formats of the view; a Host not in ALLOWED_HOSTS is a declared 400', async () => {
+  for (const [p, methods] of Object.entries(doc().paths))
+    for (const [method, o] of Object.entries(methods)) {
+      const format = (o.parameters as Json[] | undefined)?.find((x) => x.name === 'format');
+      assert.deepEqual(format?.schema, { type: 'string', enum: ['json', 'api'] }, `${method} ${p}`);
+      assert.ok((o.responses as Json)['400'], `${method} ${p} declares 400 (a Host that is no host name)`);
+    }
+  const r = await callRaw(served.origin, '/page/items/?format=api&page_size=1', {});
+  assert.equal(r.status, 200);
+  class Items extends ListAPIView {
+    override queryset = rows;
+    override serializerClass = DemoLike;
+  }
+  const api = new RestApi({
+    urlpatterns: [path('items/', Items.asView(), { name: 'items' })],
+    settings: { ALLOWED_HOSTS: ['api.example.com'], URL_FORMAT_OVERRIDE: null },
+  });
+  const o = operation(generateOpenApi(api), '/items/');
+  assert.equal(
+    (o.parameters as Json[] | undefined)?.find((x) => x.name === 'format'),
+    undefined,
+    'no ?format= when off',
+  );
+  const examples = (response(o, 400).content as Record<string, { examples: Record<string, { value: unknown }> }>)[
+    'application/json'
+  ]?.examples;
+  const refused = await api.inject({ url: '/items/', headers: { host: 'evil.test' } });
+  assert.equal(refused.status, 400);
+  assert.deepEqual(refused.json(), examples?.disallowedHost?.value);
+  const invalid = await api.inject({ url: '/items/', headers: { host: 'bad_host' } });
+  assert.deepEqual(invalid.json(), examples?.invalidHost?.value);
+  const open = generateOpenApi(new RestApi({ urlpatterns: [path('items/', Items.asView(), { name: 'items' })] }));
+  const openExamples = (
+    response(operation(open, '/items/'), 400).content as Record<string, { examples: Record<string, unknown> }>
+  )['application/json']?.examples;
+  assert.deepEqual(Object.keys(openExamples ?? {}), ['invalidHost'], 'ALLOWED_HOSTS null: only the syntax check');
 });
 
 test('error components: ErrorDetail {detail} (required) and FieldErrors (messages by name)', () => {
@@ -482,7 +527,7 @@ test('a write: request and response schemas split (ItemSerializerRequest, Patche
       'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/WriteSerializerRequest' } },
     },
   });
-  assert.deepEqual(Object.keys(post.responses as object), ['201', '400', '406', '413', '415']);
+  assert.deepEqual(Object.keys(post.responses as object), ['201', '400', '404', '406', '413', '415']);
   // The declared body errors are what the server answers.
   const s = await serveApi(api, 'node');
   try {

@@ -2,7 +2,7 @@
  * The request set that test/rest/openapi.prism sends through a Prism proxy
  * to the demo API, one set per document: every path the version serves
  * with GET, HEAD, OPTIONS, `Accept: text/html` and an Accept the API cannot
- * satisfy; typical and edge parameters of each list style (page numbers
+ * satisfy; `?format=` with each renderer's format and one no renderer has; typical and edge parameters of each list style (page numbers
  * with `last`, past the end, 0 and text; page sizes and limits at 1, at the
  * maximum and past it; offsets; cursors taken from real `next` and
  * `previous` links and forged or garbled ones; Relay first/last/after/before;
@@ -172,6 +172,13 @@ export function requestSet(version: ApiVersion, links: RealLinks): RequestCase[]
     add(url, 406, 'an Accept the API cannot satisfy', { headers: { ...headers, Accept: 'application/xml' } });
   }
   add('/page/items/', 405, 'a method the view does not have', { method: 'POST', request: 'invalid' });
+  // ?format= (URL_FORMAT_OVERRIDE): a renderer by its format name, or 404 for one the view lacks.
+  for (const url of ['/', '/page/items/', `/versioned/${version}/items/7/`]) {
+    const sep = url.includes('?') ? '&' : '?';
+    add(`${url}${sep}format=json`, 200, '?format=json');
+    add(`${url}${sep}format=api`, 200, '?format=api (the browsable API)');
+    add(`${url}${sep}format=xml`, 404, 'a format no renderer has', { request: 'invalid' });
+  }
   for (const accept of ['*/*', 'application/*', 'application/json, text/html;q=0.9', 'application/json; indent=4'])
     add('/page/items/', 200, `Accept: ${accept} (JSON)`, { headers: { Accept: accept } });
   add('/page/items/', 200, 'Accept: text/* (the browsable API)', { headers: { Accept: 'text/*' } });

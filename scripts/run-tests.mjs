@@ -78,11 +78,11 @@ if (node !== process.execPath) {
   env.PATH = [dirname(node), env.PATH].filter((p) => p !== undefined && p !== '').join(delimiter);
 }
 // --test-timeout bounds each test file as a whole (120 s). A file named *.slow.test.ts (one that
-// builds and installs a whole project, say) runs after the others, with 45 minutes.
+// builds and installs a whole project, say) runs after the others, with 15 minutes.
 const SLOW = /\.slow\.test\.ts$/;
 const groups = [
   { files: files.filter((f) => !SLOW.test(f)), timeout: 120_000 },
-  { files: files.filter((f) => SLOW.test(f)), timeout: 45 * 60_000 },
+  { files: files.filter((f) => SLOW.test(f)), timeout: 15 * 60_000 },
 ].filter((g) => g.files.length > 0);
 
 function runGroup({ files: group, timeout }) {

@@ -16,7 +16,7 @@
  * refuse a taken port with exit 1, and stop on SIGTERM with exit 0.
  *
  * A slow test (*.slow.test.ts: scripts/run-tests.mjs runs it after the
- * others, with 45 minutes): under 2 minutes here, on a loaded machine.
+ * others, with 15 minutes): under 2 minutes here, on a loaded machine.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -158,7 +158,7 @@ function derivedLockfile(
 
 test(
   'a packed eventide: init scaffolds a project that installs offline, passes its npm test and serves its list',
-  { timeout: 45 * 60_000, skip: tar.skip || npm.skip },
+  { timeout: 14 * 60_000, skip: tar.skip || npm.skip },
   async () => {
     tar.assert();
     npm.assert();

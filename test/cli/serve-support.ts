@@ -96,21 +96,29 @@ export interface Answer {
  * `timeoutMs`.
  */
 export function get(port: number, path: string, opts: { host?: string; timeoutMs?: number } = {}): Promise<Answer> {
+  return getWith(port, path, opts.host !== undefined ? { Host: opts.host } : {}, opts.timeoutMs ?? 5000);
+}
+
+/**
+ * GET `path` from 127.0.0.1:`port` on a new connection with these header
+ * fields; rejects on a socket error or after `timeoutMs`.
+ */
+export function getWith(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, agent: false, headers: opts.host !== undefined ? { Host: opts.host } : {} },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(opts.timeoutMs ?? 5000, () =>
-      req.destroy(new Error(`no answer within ${opts.timeoutMs ?? 5000} ms`)),
-    );
+    const req = request({ host: '127.0.0.1', port, path, agent: false, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end();
   });

@@ -13,14 +13,13 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { dirname, join, relative, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { killAll, ROOT, runNode, tempDir, type ExampleRun } from '../support/spawn.js';
 import { parseServeArgs, SERVE_USAGE, UsageError } from '../../src/cli/serve.js';
 import { appFile, appProblem, appSettingOverrides, loadServeApp, servedAppApi } from '../../src/cli/serve-app.js';
 import { createSettings, PageNumberPagination, RestApi, type AccessLogEntry } from '../../src/rest/index.js';
-import { waitUntil, type Answer } from './serve-support.js';
+import { getWith, waitUntil, type Answer } from './serve-support.js';
 
 after(killAll);
 const tmp = tempDir('eventide-serve-app-');
@@ -112,19 +111,7 @@ const access = (run: ExampleRun): Entry[] => entries(run).filter((e) => e['msg']
 
 /** GET on a new connection with these headers. */
 function get(port: number, path: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', reject);
-    });
-    req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
-    req.on('error', reject);
-    req.end();
-  });
+  return getWith(port, path, headers, 30_000);
 }
 
 /** The value of one sample of /metrics (undefined when absent). */

@@ -8,7 +8,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve as resolvePath, sep } from 'node:path';
 import { freePort, killAll, ROOT, type ExampleRun } from '../support/spawn.js';
@@ -16,7 +15,7 @@ import { parseServeArgs, SERVE_ENV, SERVE_USAGE, UsageError } from '../../src/cl
 import { prettyLine } from '../../src/cli/logging.js';
 import { databaseProblem } from '../../src/cli/observability.js';
 import { openDemoDatabase } from '../../src/cli/demo-data.js';
-import { announced, serveWithEnv, sleep, waitUntil, type Answer } from './serve-support.js';
+import { announced, getWith, serveWithEnv, sleep, waitUntil, type Answer } from './serve-support.js';
 
 after(killAll);
 const dir = mkdtempSync(join(tmpdir(), 'eventide-prod-'));
@@ -24,19 +23,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** GET on a new connection with the given headers. */
 function get(port: number, path: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', reject);
-    });
-    req.setTimeout(5000, () => req.destroy(new Error('no answer within 5 s')));
-    req.on('error', reject);
-    req.end();
-  });
+  return getWith(port, path, headers, 5000);
 }
 
 type Entry = Record<string, unknown>;

@@ -40,6 +40,13 @@ import {
 import type { SettingsInput } from '../../src/rest/settings.js';
 import { include, path, rePath, type URLEntry } from '../../src/rest/urls/patterns.js';
 import { TRANSPORTS, serveApi, call, type Served } from '../support/rest.js';
+import {
+  CURSOR_PARAMETER,
+  LIMIT_PARAMETER,
+  OFFSET_PARAMETER,
+  PAGE_PARAMETER,
+  PAGE_SIZE_PARAMETER,
+} from '../support/schema-parameters.js';
 
 const items = new ArrayQueryset([{ id: 1, name: 'one', price: 3, created: new Date('2020-01-01T00:00:01Z') }]);
 
@@ -129,46 +136,11 @@ class ItemViewSet extends ReadOnlyModelViewSet {
   override serializerClass = ItemSerializer;
 }
 
-const PAGE = {
-  name: 'page',
-  required: false,
-  in: 'query',
-  description: 'A page number within the paginated result set.',
-  schema: {
-    anyOf: [
-      { type: 'integer', minimum: 1 },
-      { type: 'string', enum: ['last'] },
-    ],
-  },
-};
-const PAGE_SIZE = {
-  name: 'page_size',
-  required: false,
-  in: 'query',
-  description: 'Number of results to return per page.',
-  schema: { type: 'integer', minimum: 1 },
-};
-const LIMIT = {
-  name: 'limit',
-  required: false,
-  in: 'query',
-  description: 'Number of results to return per page.',
-  schema: { type: 'integer', minimum: 1 },
-};
-const OFFSET = {
-  name: 'offset',
-  required: false,
-  in: 'query',
-  description: 'The initial index from which to return the results.',
-  schema: { type: 'integer', minimum: 0 },
-};
-const CURSOR = {
-  name: 'cursor',
-  required: false,
-  in: 'query',
-  description: 'The pagination cursor value.',
-  schema: { type: 'string' },
-};
+const PAGE = PAGE_PARAMETER;
+const PAGE_SIZE = PAGE_SIZE_PARAMETER;
+const LIMIT = LIMIT_PARAMETER;
+const OFFSET = OFFSET_PARAMETER;
+const CURSOR = CURSOR_PARAMETER;
 /** The ordering of a view whose valid fields are its serializer's (ItemSerializer): a comma-separated list of them. */
 const ORDERING = {
   name: 'ordering',

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ArrayQueryset } from '../../../src/rest/data/array.js';
 import { LimitOffsetPagination, PAGE_BREAK } from '../../../src/rest/pagination/index.js';
 import { ARRAY_TARGETS, limitOffsetReferenceCases, link, range, req } from './cases.js';
+import { LIMIT_PARAMETER, OFFSET_PARAMETER } from '../../support/schema-parameters.js';
 
 interface Row {
   id: number;
@@ -33,23 +34,8 @@ test('8.3 schema of the paginated response (main: type arrays, examples of the g
       },
     }),
   );
-  const offset = {
-    name: 'offset',
-    required: false,
-    in: 'query',
-    description: 'The initial index from which to return the results.',
-    schema: { type: 'integer', minimum: 0 },
-  };
-  assert.deepEqual(p.getSchemaOperationParameters(null), [
-    {
-      name: 'limit',
-      required: false,
-      in: 'query',
-      description: 'Number of results to return per page.',
-      schema: { type: 'integer', minimum: 1 },
-    },
-    offset,
-  ]);
+  const offset = OFFSET_PARAMETER;
+  assert.deepEqual(p.getSchemaOperationParameters(null), [LIMIT_PARAMETER, offset]);
   // The limit's cap: the class's maxLimit, else MAX_LIMIT (not MAX_PAGE_SIZE).
   const settings = { MAX_PAGE_SIZE: 50, MAX_LIMIT: 70 };
   assert.deepEqual(p.getSchemaOperationParameters(null, settings)[0]?.schema, {

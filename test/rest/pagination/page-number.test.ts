@@ -12,6 +12,7 @@ import {
   Paginator,
 } from '../../../src/rest/pagination/index.js';
 import { ARRAY_TARGETS, link, pageNumberReferenceCases, req } from './cases.js';
+import { PAGE_PARAMETER, PAGE_SIZE_PARAMETER } from '../../support/schema-parameters.js';
 
 interface Row {
   id: number;
@@ -64,27 +65,10 @@ test('8.2 schema of the paginated response (main): JSON Schema 2020-12 type arra
 test('schema operation parameters (section 6)', () => {
   const p = new PageNumberPagination();
   // A page number, or one of lastPageStrings (the list is counted).
-  const page = {
-    name: 'page',
-    required: false,
-    in: 'query',
-    description: 'A page number within the paginated result set.',
-    schema: {
-      anyOf: [
-        { type: 'integer', minimum: 1 },
-        { type: 'string', enum: ['last'] },
-      ],
-    },
-  };
+  const page = PAGE_PARAMETER;
   assert.deepEqual(p.getSchemaOperationParameters(null), [page]);
   p.pageSizeQueryParam = 'size';
-  const size = {
-    name: 'size',
-    required: false,
-    in: 'query',
-    description: 'Number of results to return per page.',
-    schema: { type: 'integer', minimum: 1 },
-  };
+  const size = { ...PAGE_SIZE_PARAMETER, name: 'size' };
   assert.deepEqual(p.getSchemaOperationParameters(null), [page, size], 'no cap: no maximum');
   const capped = { ...size, schema: { type: 'integer', minimum: 1, maximum: 50 } };
   assert.deepEqual(p.getSchemaOperationParameters(null, { MAX_PAGE_SIZE: 50, MAX_LIMIT: 7 }), [page, capped]);

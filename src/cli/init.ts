@@ -40,7 +40,7 @@ const DEV_DEPENDENCIES = ['tsx', 'typescript', '@types/node'] as const;
  * process.stdout.write(INIT_USAGE);
  * ```
  */
-export const INIT_USAGE = `Usage: eventide init <dir>
+export const INIT_USAGE = `Usage: eventide init <dir> [--eventide SPEC]
 
 Writes a new project into <dir> (created when missing; it must be empty):
 one resource, books, on SQLite, with cursor pagination, URL-path versioning,
@@ -58,6 +58,10 @@ Then:
   cd <dir>
   npm install && npm start    # http://127.0.0.1:8000/v1/books/
   npm install && npm test
+
+  --eventide SPEC  the project's eventide dependency (default ^<this version>):
+                   a version range, or the path of a packed eventide (npm pack)
+                   or of a checkout, written as file:<absolute path>
 
 Exit status: 0 written, 2 a bad command line or a directory that is not empty.
 `;
@@ -82,8 +86,19 @@ function packageName(dir: string): string {
   return name === '' ? 'my-api' : name;
 }
 
+/**
+ * The project's eventide dependency: `spec` as given (a version range), an
+ * existing path as `file:<absolute path>` (a tarball from `npm pack`, a
+ * checkout), none: `^<own version>`.
+ */
+function eventideSpec(spec: string | undefined, own: OwnPackage): string {
+  if (spec === undefined) return `^${own.version}`;
+  if (spec.trim() === '') throw new StarterError('--eventide needs a version range or a path');
+  return existsSync(spec) ? `file:${resolve(spec)}` : spec;
+}
+
 /** The project's package.json. */
-function packageJson(name: string, own: OwnPackage): string {
+function packageJson(name: string, own: OwnPackage, eventide: string): string {
   const range = (dep: string): string => {
     const r = own.devDependencies?.[dep];
     if (r === undefined) throw new Error(`eventide's package.json names no version of ${dep}`);
@@ -100,7 +115,7 @@ function packageJson(name: string, own: OwnPackage): string {
       test: 'tsc -p tsconfig.json && node --import tsx --test test/*.test.ts',
     },
     dependencies: {
-      eventide: `^${own.version}`,
+      eventide,
       ...Object.fromEntries(DEPENDENCIES.map((d) => [d, range(d)])),
     },
     devDependencies: Object.fromEntries(DEV_DEPENDENCIES.map((d) => [d, range(d)])),
@@ -121,13 +136,15 @@ function templateFiles(dir: string, prefix = ''): string[] {
 /**
  * Writes the starter into `dir`; returns the files written (relative
  * paths). Throws a message for the user when `dir` is not an empty
- * directory (or cannot be one).
+ * directory (or cannot be one). `options.eventide`: the project's eventide
+ * dependency (see {@link INIT_USAGE}'s `--eventide`).
  * @example
  * ```ts
  * const files = writeStarter('my-api'); // ['.gitignore', 'README.md', 'package.json', ...]
+ * writeStarter('other-api', { eventide: '../eventide/eventide-0.1.0.tgz' }); // "eventide": "file:/.../eventide-0.1.0.tgz"
  * ```
  */
-export function writeStarter(dir: string): string[] {
+export function writeStarter(dir: string, options: { eventide?: string } = {}): string[] {
   const target = resolve(dir);
   if (existsSync(target)) {
     if (!statSync(target).isDirectory()) throw new StarterError(`${dir} exists and is not a directory`);
@@ -139,7 +156,7 @@ export function writeStarter(dir: string): string[] {
   }
   const own = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as OwnPackage;
   const name = packageName(dir);
-  const files: [string, string][] = [['package.json', packageJson(name, own)]];
+  const files: [string, string][] = [['package.json', packageJson(name, own, eventideSpec(options.eventide, own))]];
   for (const rel of templateFiles(TEMPLATES)) {
     let text = readFileSync(join(TEMPLATES, rel), 'utf8');
     if (rel === 'README.md') text = text.replaceAll('{{name}}', name);
@@ -167,17 +184,33 @@ export function init(args: readonly string[]): number {
     process.stdout.write(INIT_USAGE);
     return 0;
   }
-  const unknown = args.find((a) => a.startsWith('-'));
-  if (unknown !== undefined || args.length !== 1) {
-    process.stderr.write(
-      `eventide init: ${unknown !== undefined ? `unknown option ${unknown}` : args.length === 0 ? 'missing <dir>' : 'one <dir> only'}\n\n${INIT_USAGE}`,
-    );
+  const rest = [...args];
+  let eventide: string | undefined;
+  const at = rest.findIndex((a) => a === '--eventide' || a.startsWith('--eventide='));
+  if (at >= 0) {
+    const arg = rest[at] as string;
+    eventide = arg === '--eventide' ? rest[at + 1] : arg.slice('--eventide='.length);
+    rest.splice(at, arg === '--eventide' ? 2 : 1);
+  }
+  const unknown = rest.find((a) => a.startsWith('-'));
+  const problem =
+    at >= 0 && eventide === undefined
+      ? '--eventide needs a version range or a path'
+      : unknown !== undefined
+        ? `unknown option ${unknown}`
+        : rest.length === 0
+          ? 'missing <dir>'
+          : rest.length > 1
+            ? 'one <dir> only'
+            : null;
+  if (problem !== null) {
+    process.stderr.write(`eventide init: ${problem}\n\n${INIT_USAGE}`);
     return USAGE_ERROR;
   }
-  const dir = args[0] as string;
+  const dir = rest[0] as string;
   let files: string[];
   try {
-    files = writeStarter(dir);
+    files = writeStarter(dir, eventide === undefined ? {} : { eventide });
   } catch (error) {
     if (!(error instanceof StarterError)) throw error;
     process.stderr.write(`eventide init: ${error.message}\n`);

@@ -76,6 +76,11 @@ export const REST_ERROR_CODES = {
     status: 500,
     description: 'A function of the layer was called with an argument of the wrong type or shape.',
   },
+  ERR_REST_THROTTLE_RATE: {
+    status: 500,
+    description:
+      "A throttle rate is not DRF's `num/period` (`'100/day'`): no single `/`, a number that is not an integer, a period not starting with s, m, h or d.",
+  },
   ERR_REST_INJECT_OPTIONS: {
     status: 500,
     description:
@@ -84,6 +89,20 @@ export const REST_ERROR_CODES = {
   ERR_REST_INJECT_NOT_JSON: {
     status: 500,
     description: "`json()` of an `inject()` response whose body is not JSON (a 301's empty body, the browsable page).",
+  },
+  ERR_REST_AUTHENTICATION_FAILED: {
+    status: 401,
+    description:
+      'The credentials of the request are malformed or wrong (`Invalid basic header. ...`, `Invalid token header. ...`); 403 instead when no authentication class has a WWW-Authenticate header.',
+  },
+  ERR_REST_CREDENTIAL_FORMAT: {
+    status: 500,
+    description: 'A stored password hash or token record cannot be read (unknown algorithm, malformed field).',
+  },
+  ERR_REST_CREDENTIAL_LIMIT: {
+    status: 500,
+    description:
+      'A stored password hash asks for more work than the limits allow (PBKDF2 iterations, scrypt memory or parallelism).',
   },
 } as const satisfies Record<string, { status: number; description: string }>;
 
@@ -378,6 +397,26 @@ export class ConfigurationError extends RestError {
 }
 
 /**
+ * A throttle rate that is not Django REST framework's `num/period`
+ * (where DRF's `parse_rate` would fail while serving); `rate` is the
+ * string as given.
+ * @example
+ * ```ts
+ * try { parseRate('100 per day'); } catch (e) { if (e instanceof ThrottleRateError) console.log(e.rate); }
+ * ```
+ */
+export class ThrottleRateError extends RestError {
+  /** The rate string as given. */
+  readonly rate: string;
+
+  constructor(rate: string, reason: string, options: RestErrorOptions = {}) {
+    super('ERR_REST_THROTTLE_RATE', `Invalid throttle rate ${JSON.stringify(rate)}: ${reason}`, options);
+    this.rate = rate;
+    this.name = 'ThrottleRateError';
+  }
+}
+
+/**
  * A mistake in a call of `RestApi.inject()` (`ERR_REST_INJECT_OPTIONS`:
  * options no client could send, thrown before the API sees the request), or
  * `json()` of its response on a body that is not JSON
@@ -396,5 +435,46 @@ export class InjectError extends RestError {
   ) {
     super(code, message, options);
     this.name = 'InjectError';
+  }
+}
+
+/**
+ * 401 (or 403, as the caller decides from the authentication classes'
+ * headers): the request's credentials are malformed or wrong, with DRF's
+ * texts (`Incorrect authentication credentials.` by default).
+ * @example
+ * ```ts
+ * throw new AuthenticationFailed('Invalid token header. No credentials provided.');
+ * ```
+ */
+export class AuthenticationFailed extends APIException {
+  constructor(
+    detail: ErrorDetail = 'Incorrect authentication credentials.',
+    options: RestErrorOptions & { status?: number } = {},
+  ) {
+    super(detail, { ...options, code: 'ERR_REST_AUTHENTICATION_FAILED' });
+    this.name = 'AuthenticationFailed';
+  }
+}
+
+/**
+ * A stored credential cannot be used: a password hash or token record that
+ * cannot be read (`ERR_REST_CREDENTIAL_FORMAT`), or a password hash whose
+ * parameters ask for more work than the limits allow
+ * (`ERR_REST_CREDENTIAL_LIMIT`). A fault of the stored data, never the
+ * client's; the message never holds a password, key or hash.
+ * @example
+ * ```ts
+ * throw new CredentialFormatError('ERR_REST_CREDENTIAL_LIMIT', 'password hash: too many iterations');
+ * ```
+ */
+export class CredentialFormatError extends RestError {
+  constructor(
+    code: 'ERR_REST_CREDENTIAL_FORMAT' | 'ERR_REST_CREDENTIAL_LIMIT',
+    message: string,
+    options: RestErrorOptions = {},
+  ) {
+    super(code, message, options);
+    this.name = 'CredentialFormatError';
   }
 }

@@ -7,7 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { killAll, ROOT, runNode, tempDir } from '../support/spawn.js';
 
 after(killAll);
@@ -59,6 +59,8 @@ test(
         [['init'], /missing <dir>/],
         [['init', 'a', 'b'], /one <dir> only/],
         [['init', '--force', 'x'], /unknown option --force/],
+        [['init', 'x', '--eventide'], /--eventide needs a version range or a path/],
+        [['init', 'x', '--eventide='], /--eventide needs a version range or a path/],
       ];
       for (const [args, message] of cases) {
         const r = cli(args, tmp.path);
@@ -125,6 +127,35 @@ test(
       assert.match(readme, /^# my-api$/m);
       assert.match(readme, /npm install && npm start/);
       assert.match(readme, /npm install && npm test/);
+    } finally {
+      tmp.remove();
+    }
+  },
+);
+
+test(
+  'init --eventide: a path (a packed tarball, a checkout) as file:<absolute path>, or a range as given',
+  { timeout: 90_000 },
+  async () => {
+    const tmp = tempDir('eventide-init-');
+    try {
+      const tarball = join(tmp.path, 'eventide-0.1.0.tgz');
+      writeFileSync(tarball, '');
+      const cases: [string[], string][] = [
+        [['init', 'a', '--eventide', 'eventide-0.1.0.tgz'], `file:${tarball}`],
+        [['init', '--eventide=../' + basename(tmp.path) + '/eventide-0.1.0.tgz', 'b'], `file:${tarball}`],
+        [['init', 'c', '--eventide', '~0.1.0'], '~0.1.0'],
+      ];
+      for (const [args, spec] of cases) {
+        const r = cli(args, tmp.path);
+        const { code } = await r.waitExit(50_000);
+        assert.equal(code, 0, `${args.join(' ')}: ${r.stderr()}`);
+        const dir = join(tmp.path, args.find((a) => /^[abc]$/.test(a)) ?? '');
+        const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+          dependencies: Record<string, string>;
+        };
+        assert.equal(pkg.dependencies['eventide'], spec, args.join(' '));
+      }
     } finally {
       tmp.remove();
     }

@@ -55,8 +55,12 @@ test('every error class keeps code, status, name and cause', () => {
     new errors.ImproperlyConfigured('x', { cause }),
     new errors.NoReverseMatch('x', { cause }),
     new errors.ConfigurationError('x', { cause }),
+    new errors.ThrottleRateError('x', 'y', { cause }),
     new errors.InjectError('ERR_REST_INJECT_OPTIONS', 'x', { cause }),
     new errors.InjectError('ERR_REST_INJECT_NOT_JSON', 'x', { cause }),
+    new errors.AuthenticationFailed('x', { cause }),
+    new errors.CredentialFormatError('ERR_REST_CREDENTIAL_FORMAT', 'x', { cause }),
+    new errors.CredentialFormatError('ERR_REST_CREDENTIAL_LIMIT', 'x', { cause }),
   ];
   const seen = new Set<RestErrorCode>();
   for (const e of made) {
@@ -80,4 +84,12 @@ test('API exceptions carry DRF texts and bodies', () => {
   });
   assert.deepEqual(new ValidationError('bad').body(), ['bad']);
   assert.equal(new APIException('busy', { status: 503 }).status, 503);
+});
+
+test('AuthenticationFailed: DRF default text, 401, and the 403 a caller may choose', () => {
+  const e = new errors.AuthenticationFailed();
+  assert.deepEqual(e.body(), { detail: 'Incorrect authentication credentials.' });
+  assert.equal(e.status, 401);
+  assert.equal(e.code, 'ERR_REST_AUTHENTICATION_FAILED');
+  assert.equal(new errors.AuthenticationFailed('Invalid token.', { status: 403 }).status, 403);
 });

@@ -402,6 +402,7 @@ export class ConfigurationError extends RestError {
  * string as given.
  * @example
  * ```ts
+ * declare function parseRate(rate: string): unknown;
  * try { parseRate('100 per day'); } catch (e) { if (e instanceof ThrottleRateError) console.log(e.rate); }
  * ```
  */

@@ -21,7 +21,7 @@
  * Errors are {@link AuthenticationFailed} with DRF's exact texts; they never
  * hold the credentials.
  *
- * @internal Not exported yet (issue 29: the authentication classes build on it).
+ * Internal: not exported yet (issue 29: the authentication classes build on it).
  * @module
  */
 import { AuthenticationFailed } from '../errors.js';

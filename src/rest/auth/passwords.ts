@@ -27,7 +27,7 @@
  * data, so a bad one is a fault to log, not a wrong password. A wrong
  * password is `false`. No message holds the password or the hash.
  *
- * @internal Not exported yet (issue 29: the authentication classes build on it).
+ * Internal: not exported yet (issue 29: the authentication classes build on it).
  * @module
  */
 import { pbkdf2, randomBytes, scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto';

@@ -20,7 +20,7 @@
  * A DRF project's existing keys (stored in clear in `authtoken_token`) are
  * moved with {@link storedTokenFromKey}, which keeps them working.
  *
- * @internal Not exported yet (issue 29: the authentication classes build on it).
+ * Internal: not exported yet (issue 29: the authentication classes build on it).
  * @module
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';

@@ -11,7 +11,7 @@
  * functions here do the same, so that they agree with DRF even when the
  * clock steps back.
  *
- * @internal Part of issue 29; not exported from `eventide/rest` yet.
+ * Internal: part of issue 29, not exported from `eventide/rest` yet.
  * @module
  */
 

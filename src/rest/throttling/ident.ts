@@ -3,7 +3,7 @@
  * `BaseThrottle.get_ident` computes it from `X-Forwarded-For` and the peer
  * address, with `NUM_PROXIES`.
  *
- * @internal Part of issue 29; not exported from `eventide/rest` yet.
+ * Internal: part of issue 29, not exported from `eventide/rest` yet.
  * @module
  */
 import type { RawRequest } from '../contracts.js';

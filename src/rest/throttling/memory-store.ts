@@ -1,7 +1,7 @@
 /**
  * A {@link ThrottleStore} in the memory of one process, bounded.
  *
- * @internal Part of issue 29; not exported from `eventide/rest` yet.
+ * Internal: part of issue 29, not exported from `eventide/rest` yet.
  * @module
  */
 import { ConfigurationError } from '../errors.js';

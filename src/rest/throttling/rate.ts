@@ -2,7 +2,7 @@
  * Throttle rates as Django REST framework writes them (`'100/day'`,
  * `'10/minute'`), parsed as DRF 3.14's `SimpleRateThrottle.parse_rate` does.
  *
- * @internal Part of issue 29; not exported from `eventide/rest` yet.
+ * Internal: part of issue 29, not exported from `eventide/rest` yet.
  * @module
  */
 import { ThrottleRateError } from '../errors.js';

@@ -17,7 +17,7 @@
  * caller's clock); Redis drops both a minute after that in its own clock.
  * Both keys of a check must live on one server (no Redis Cluster slots).
  *
- * @internal Part of issue 29; not exported from `eventide/rest` yet.
+ * Internal: part of issue 29, not exported from `eventide/rest` yet.
  * @module
  */
 import { createHash } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
  * The contract of a throttle store, and the keys it stores histories under.
  *
- * @internal Part of issue 29; not exported from `eventide/rest` yet.
+ * Internal: part of issue 29, not exported from `eventide/rest` yet.
  * @module
  */
 import type { ThrottleDecision } from './history.js';

@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import { Redis } from 'ioredis';
+import { REDIS_URL, redisReachable } from '../support/redis.js';
 import { cachedCount } from '../../src/rest/pagination/count.js';
 import { connectRedisCountStore, type RedisCountStore } from '../../src/sql/redis-count.js';
 import { SqlUnavailableError } from '../../src/sql/errors.js';
@@ -21,27 +22,8 @@ import { freePort } from './pg-standby.js';
 import { requireCommand } from '../support/tools.js';
 import { resolvesWithin, waitFor } from '../support/net.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const prefix = `eventide-test:${process.pid}:${Date.now().toString(36)}:`;
 
-async function redisReachable(): Promise<string | null> {
-  const c = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: 10_000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  c.on('error', () => {});
-  try {
-    await c.connect();
-    await c.ping();
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  } finally {
-    c.disconnect();
-  }
-}
 const unreachable = await redisReachable();
 /** Redis opted out (EVENTIDE_SKIP_REDIS=1) and not there; unreachable without the opt-out fails below. */
 const redisSkip =

@@ -11,33 +11,15 @@ import { createServer, type Socket } from 'node:net';
 import { once } from 'node:events';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
+import { REDIS_URL, redisReachable } from '../../support/redis.js';
 import { RedisThrottleStore } from '../../../src/rest/throttling/redis-store.js';
 import { MemoryThrottleStore } from '../../../src/rest/throttling/memory-store.js';
 import { parseRate } from '../../../src/rest/throttling/rate.js';
 import { throttleCase } from './generators.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const PREFIX = `eventide-test:throttle:${process.pid}:${Date.now().toString(36)}:`;
 const SEED = Number(process.env.EVENTIDE_THROTTLE_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-async function redisReachable(): Promise<string | null> {
-  const c = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: 10_000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  c.on('error', () => {});
-  try {
-    await c.connect();
-    await c.ping();
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  } finally {
-    c.disconnect();
-  }
-}
 const unreachable = await redisReachable();
 const skip =
   unreachable !== null && process.env.EVENTIDE_SKIP_REDIS === '1'

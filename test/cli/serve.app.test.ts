@@ -13,13 +13,14 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve as resolvePath } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { killAll, ROOT, runNode, tempDir, type ExampleRun } from '../support/spawn.js';
 import { parseServeArgs, SERVE_USAGE, UsageError } from '../../src/cli/serve.js';
 import { appFile, appProblem, appSettingOverrides, loadServeApp, servedAppApi } from '../../src/cli/serve-app.js';
 import { createSettings, PageNumberPagination, RestApi, type AccessLogEntry } from '../../src/rest/index.js';
 import { getWith, waitUntil, type Answer } from './serve-support.js';
+import { importGraph } from '../support/imports.js';
 
 after(killAll);
 const tmp = tempDir('eventide-serve-app-');
@@ -481,20 +482,8 @@ test(
 );
 
 test("serving an app loads none of the demo's modules, nor kysely, the SQL drivers or ioredis", () => {
-  const seen = new Set<string>();
-  const packages = new Set<string>();
-  const visit = (file: string): void => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^\s*(?:import|export)\s(?!type\b)[^'"]*?from\s+'([^']+)'/gm)) {
-      const spec = m[1] as string;
-      if (spec.startsWith('.')) visit(resolvePath(dirname(file), spec.replace(/\.js$/, '.ts')));
-      else packages.add(spec);
-    }
-  };
-  visit(join(ROOT, 'src', 'cli', 'serve.ts'));
-  const demo = [...seen].filter((f) => /demo/.test(f));
+  const { files, packages } = importGraph([join(ROOT, 'src', 'cli', 'serve.ts')]);
+  const demo = [...files].filter((f) => /demo/.test(f));
   assert.deepEqual(demo, []);
   for (const p of ['kysely', 'better-sqlite3', 'pg', 'ioredis']) assert.ok(!packages.has(p), p);
 });

@@ -9,13 +9,14 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve as resolvePath, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { freePort, killAll, ROOT, type ExampleRun } from '../support/spawn.js';
 import { parseServeArgs, SERVE_ENV, SERVE_USAGE, UsageError } from '../../src/cli/serve.js';
 import { prettyLine } from '../../src/cli/logging.js';
 import { databaseProblem } from '../../src/cli/observability.js';
 import { openDemoDatabase } from '../../src/cli/demo-data.js';
 import { announced, getWith, serveWithEnv, sleep, waitUntil, type Answer } from './serve-support.js';
+import { importGraph } from '../support/imports.js';
 
 after(killAll);
 const dir = mkdtempSync(join(tmpdir(), 'eventide-prod-'));
@@ -376,20 +377,9 @@ test('/readyz: 503 once the database is closed (in-process check)', async () => 
 });
 
 test('eventide/http, eventide/rest and eventide/sql load neither pino nor prom-client (only the command line does)', () => {
-  const seen = new Set<string>();
-  const packages = new Set<string>();
-  const visit = (file: string): void => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^\s*(?:import|export)\s(?!type\b)[^'"]*?from\s+'([^']+)'/gm)) {
-      const spec = m[1] as string;
-      if (spec.startsWith('.')) visit(resolvePath(dirname(file), spec.replace(/\.js$/, '.ts')));
-      else packages.add(spec);
-    }
-    for (const m of text.matchAll(/import\(\s*'([^']+)'\s*\)/g)) packages.add(m[1] as string);
-  };
-  for (const entry of ['http', 'rest', 'sql']) visit(join(ROOT, 'src', entry, 'index.ts'));
+  const graph = importGraph(['http', 'rest', 'sql'].map((entry) => join(ROOT, 'src', entry, 'index.ts')));
+  const seen = graph.files;
+  const packages = new Set([...graph.packages, ...graph.dynamic]);
   assert.ok(seen.size > 20);
   assert.ok(![...seen].some((f) => f.includes(`${sep}cli${sep}`)));
   assert.ok(!packages.has('pino') && !packages.has('prom-client'), [...packages].join(', '));
